@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Configures and builds one build directory with ccache and Ninja.
+#   scripts/build.sh [BUILD_DIR] [BUILD_TYPE] [extra cmake args...]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+dir=${1:-build}
+type=${2:-RelWithDebInfo}
+shift $(( $# > 2 ? 2 : $# ))
+export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/ccache}
+export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-5G}
+cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE="$type" \
+  -DCMAKE_CXX_COMPILER_LAUNCHER=ccache "$@" >/dev/null
+cmake --build "$dir" -j "$(nproc)"

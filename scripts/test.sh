@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Set up, build and run every test: unit + integration (real binary, kubectl, Python client,
+# etcd), then the unit tests again under AddressSanitizer/UBSan, then the fuzzers briefly.
+#   SVCPLANE_SKIP_ASAN=1 / SVCPLANE_SKIP_FUZZ=1 skip those stages for a quick local run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh
+
+echo "== build (RelWithDebInfo)"
+scripts/build.sh build RelWithDebInfo
+echo "== ctest: unit and integration"
+(cd build && ctest --output-on-failure -j "$(nproc)" --timeout 900)
+
+if [ "${SVCPLANE_SKIP_ASAN:-0}" != 1 ]; then
+  echo "== build (address,undefined sanitizers)"
+  scripts/build.sh build-asan Debug -DSVCPLANE_SANITIZE=address,undefined \
+    -DSVCPLANE_BUILD_BENCHMARKS=OFF
+  echo "== ctest: unit tests under ASan/UBSan"
+  (cd build-asan && ctest --output-on-failure -j "$(nproc)" -L unit --timeout 900)
+fi
+
+if [ "${SVCPLANE_SKIP_FUZZ:-0}" != 1 ]; then
+  scripts/fuzz.sh "${SVCPLANE_FUZZ_SECONDS:-30}"
+fi
