@@ -15,7 +15,7 @@ namespace svcplane {
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : value_(std::move(value)) {}  // NOLINT: implicit by design
+  Result(T value) : value_(std::move(value)) {}         // NOLINT: implicit by design
   Result(Status status) : status_(std::move(status)) {  // NOLINT: implicit by design
     SVC_CHECK(!status_.ok()) << "Result constructed from an OK Status without a value";
   }
@@ -50,8 +50,8 @@ class [[nodiscard]] Result {
 }  // namespace svcplane
 
 // Returns early with the error of a Status or Result expression.
-#define SVC_RETURN_IF_ERROR(expr)            \
-  do {                                       \
-    auto svc_status_ = (expr);               \
+#define SVC_RETURN_IF_ERROR(expr)              \
+  do {                                         \
+    auto svc_status_ = (expr);                 \
     if (!svc_status_.ok()) return svc_status_; \
   } while (0)

@@ -11,21 +11,21 @@ namespace svcplane {
 // every layer can hand an error up unchanged and the API server only has to pick the HTTP code.
 enum class Code {
   kOk,
-  kNotFound,          // 404 NotFound
-  kAlreadyExists,     // 409 AlreadyExists
-  kConflict,          // 409 Conflict
-  kInvalid,           // 422 Invalid (with causes)
-  kBadRequest,        // 400 BadRequest
-  kGone,              // 410 Expired / Gone
-  kTooManyRequests,   // 429 TooManyRequests
-  kUnavailable,       // 503 ServiceUnavailable
-  kTimeout,           // 504 Timeout
-  kUnauthorized,      // 401 Unauthorized
-  kForbidden,         // 403 Forbidden
-  kMethodNotAllowed,  // 405 MethodNotAllowed
-  kUnsupportedMediaType,  // 415 UnsupportedMediaType
+  kNotFound,               // 404 NotFound
+  kAlreadyExists,          // 409 AlreadyExists
+  kConflict,               // 409 Conflict
+  kInvalid,                // 422 Invalid (with causes)
+  kBadRequest,             // 400 BadRequest
+  kGone,                   // 410 Expired / Gone
+  kTooManyRequests,        // 429 TooManyRequests
+  kUnavailable,            // 503 ServiceUnavailable
+  kTimeout,                // 504 Timeout
+  kUnauthorized,           // 401 Unauthorized
+  kForbidden,              // 403 Forbidden
+  kMethodNotAllowed,       // 405 MethodNotAllowed
+  kUnsupportedMediaType,   // 415 UnsupportedMediaType
   kRequestEntityTooLarge,  // 413 RequestEntityTooLarge
-  kInternal,          // 500 InternalError
+  kInternal,               // 500 InternalError
 };
 
 std::string_view CodeName(Code code);

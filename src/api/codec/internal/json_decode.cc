@@ -1,0 +1,248 @@
+#include "api/codec/internal/json_decode.h"
+
+#include <string>
+
+namespace svcplane::api::codec::internal {
+namespace {
+
+std::string_view TypeName(od::json_type t) {
+  switch (t) {
+    case od::json_type::array:
+      return "array";
+    case od::json_type::object:
+      return "object";
+    case od::json_type::number:
+      return "number";
+    case od::json_type::string:
+      return "string";
+    case od::json_type::boolean:
+      return "boolean";
+    case od::json_type::null:
+      return "null";
+  }
+  return "value";
+}
+
+constexpr int kMaxDepth = 1000;  // simdjson's own limit is 1024; stay below it with our frames
+
+bool Validate(od::value v, DecodeContext& ctx, int depth) {
+  if (depth > kMaxDepth) return ctx.Fail("JSON nested too deeply");
+  od::json_type t;
+  if (auto err = v.type().get(t)) return ctx.FailSimdjson(err, "value", nullptr);
+  switch (t) {
+    case od::json_type::object: {
+      od::object obj;
+      if (auto err = v.get_object().get(obj)) return ctx.FailSimdjson(err, "object", nullptr);
+      for (auto field : obj) {
+        std::string_view key;
+        if (auto err = field.unescaped_key().get(key)) return ctx.FailSimdjson(err, "key", nullptr);
+        od::value fv;
+        if (auto err = field.value().get(fv)) return ctx.FailSimdjson(err, "value", nullptr);
+        ctx.Push(key);
+        if (!Validate(fv, ctx, depth + 1)) return false;
+        ctx.Pop();
+      }
+      return true;
+    }
+    case od::json_type::array: {
+      od::array arr;
+      if (auto err = v.get_array().get(arr)) return ctx.FailSimdjson(err, "array", nullptr);
+      size_t i = 0;
+      for (auto elem : arr) {
+        od::value ev;
+        if (auto err = elem.get(ev)) return ctx.FailSimdjson(err, "value", nullptr);
+        ctx.PushIndex(i++);
+        if (!Validate(ev, ctx, depth + 1)) return false;
+        ctx.Pop();
+      }
+      return true;
+    }
+    case od::json_type::string: {
+      std::string_view s;
+      if (auto err = v.get_string().get(s)) return ctx.FailSimdjson(err, "string", nullptr);
+      return true;
+    }
+    case od::json_type::number: {
+      double d;
+      if (auto err = v.get_double().get(d)) return ctx.FailSimdjson(err, "number", nullptr);
+      return true;
+    }
+    case od::json_type::boolean: {
+      bool b;
+      if (auto err = v.get_bool().get(b)) return ctx.FailSimdjson(err, "boolean", nullptr);
+      return true;
+    }
+    case od::json_type::null: {
+      bool n = false;
+      if (auto err = v.is_null().get(n)) return ctx.FailSimdjson(err, "null", nullptr);
+      if (!n) return ctx.Fail("invalid literal");
+      return true;
+    }
+  }
+  return ctx.Fail("unexpected JSON value");
+}
+
+bool GetInt64(od::value v, int64_t* out, DecodeContext& ctx) {
+  if (auto err = v.get_int64().get(*out)) return ctx.FailSimdjson(err, "integer", &v);
+  return true;
+}
+
+}  // namespace
+
+bool DecodeContext::Fail(std::string_view what) {
+  if (!error_.empty()) return false;
+  std::string path;
+  for (const auto& seg : path_) {
+    if (const auto* name = std::get_if<std::string_view>(&seg)) {
+      if (!path.empty()) path.push_back('.');
+      path.append(*name);
+    } else if (const auto* idx = std::get_if<size_t>(&seg)) {
+      path += "[" + std::to_string(*idx) + "]";
+    } else {
+      path += "[" + std::string(std::get<Key>(seg).key) + "]";
+    }
+  }
+  error_ = path.empty() ? std::string(what) : path + ": " + std::string(what);
+  return false;
+}
+
+bool DecodeContext::FailSimdjson(simdjson::error_code code, std::string_view expected,
+                                 od::value* v) {
+  if (code == simdjson::INCORRECT_TYPE && v != nullptr) {
+    od::json_type t;
+    if (!v->type().get(t)) {
+      return Fail("expected " + std::string(expected) + ", got " + std::string(TypeName(t)));
+    }
+    return Fail("expected " + std::string(expected));
+  }
+  if (code == simdjson::NUMBER_OUT_OF_RANGE) {
+    return Fail("number out of range for " + std::string(expected));
+  }
+  return Fail(std::string("invalid JSON: ") + simdjson::error_message(code));
+}
+
+bool CaptureRaw(od::value v, std::string* out, DecodeContext& ctx) {
+  const char* start = v.raw_json_token().data();
+  if (!Validate(v, ctx, 0)) return false;
+  const char* end = nullptr;
+  if (auto err = ctx.doc()->current_location().get(end)) {
+    return ctx.FailSimdjson(err, "value", nullptr);
+  }
+  while (end > start && (end[-1] == ' ' || end[-1] == '\n' || end[-1] == '\r' || end[-1] == '\t')) {
+    --end;
+  }
+  if (out != nullptr) out->assign(start, static_cast<size_t>(end - start));
+  return true;
+}
+
+bool DecodeValue(od::value v, std::string& out, DecodeContext& ctx) {
+  if (TakeNull(v)) {
+    out.clear();
+    return true;
+  }
+  std::string_view s;
+  if (auto err = v.get_string().get(s)) return ctx.FailSimdjson(err, "string", &v);
+  out.assign(s);
+  return true;
+}
+
+bool DecodeValue(od::value v, bool& out, DecodeContext& ctx) {
+  if (TakeNull(v)) {
+    out = false;
+    return true;
+  }
+  if (auto err = v.get_bool().get(out)) return ctx.FailSimdjson(err, "boolean", &v);
+  return true;
+}
+
+bool DecodeValue(od::value v, int32_t& out, DecodeContext& ctx) {
+  if (TakeNull(v)) {
+    out = 0;
+    return true;
+  }
+  int64_t wide;
+  if (!GetInt64(v, &wide, ctx)) return false;
+  if (wide < std::numeric_limits<int32_t>::min() || wide > std::numeric_limits<int32_t>::max()) {
+    return ctx.Fail("number " + std::to_string(wide) + " out of range for int32");
+  }
+  out = static_cast<int32_t>(wide);
+  return true;
+}
+
+bool DecodeValue(od::value v, int64_t& out, DecodeContext& ctx) {
+  if (TakeNull(v)) {
+    out = 0;
+    return true;
+  }
+  return GetInt64(v, &out, ctx);
+}
+
+bool DecodeValue(od::value v, meta::Time& out, DecodeContext& ctx) {
+  out = meta::Time{};
+  if (TakeNull(v)) return true;
+  std::string_view s;
+  if (auto err = v.get_string().get(s)) return ctx.FailSimdjson(err, "RFC 3339 time string", &v);
+  if (s.empty()) return true;
+  auto micros = meta::ParseRFC3339Micros(s);
+  if (!micros) return ctx.Fail("invalid RFC 3339 time \"" + std::string(s) + "\"");
+  int64_t secs = *micros / 1000000 - (*micros % 1000000 < 0 ? 1 : 0);
+  out = meta::Time::FromUnix(secs);
+  return true;
+}
+
+bool DecodeValue(od::value v, meta::MicroTime& out, DecodeContext& ctx) {
+  out = meta::MicroTime{};
+  if (TakeNull(v)) return true;
+  std::string_view s;
+  if (auto err = v.get_string().get(s)) return ctx.FailSimdjson(err, "RFC 3339 time string", &v);
+  if (s.empty()) return true;
+  auto micros = meta::ParseRFC3339Micros(s);
+  if (!micros) return ctx.Fail("invalid RFC 3339 time \"" + std::string(s) + "\"");
+  out = meta::MicroTime::FromUnixMicros(*micros);
+  return true;
+}
+
+bool DecodeValue(od::value v, meta::IntOrString& out, DecodeContext& ctx) {
+  out = meta::IntOrString{};
+  if (TakeNull(v)) return true;
+  od::json_type t;
+  if (auto err = v.type().get(t)) return ctx.FailSimdjson(err, "value", nullptr);
+  if (t == od::json_type::string) {
+    out.is_string = true;
+    return DecodeValue(v, out.str_value, ctx);
+  }
+  if (t == od::json_type::number) return DecodeValue(v, out.int_value, ctx);
+  return ctx.Fail("expected integer or string, got " + std::string(TypeName(t)));
+}
+
+bool DecodeValue(od::value v, meta::Quantity& out, DecodeContext& ctx) {
+  out = meta::Quantity{};
+  if (TakeNull(v)) return true;
+  od::json_type t;
+  if (auto err = v.type().get(t)) return ctx.FailSimdjson(err, "value", nullptr);
+  if (t == od::json_type::number) {  // upstream accepts `cpu: 4` as well as `cpu: "4"`
+    std::string_view tok = v.raw_json_token();
+    double d;
+    if (auto err = v.get_double().get(d)) return ctx.FailSimdjson(err, "quantity", nullptr);
+    while (!tok.empty() &&
+           (tok.back() == ' ' || tok.back() == '\n' || tok.back() == '\r' || tok.back() == '\t')) {
+      tok.remove_suffix(1);
+    }
+    out.text.assign(tok);
+    return true;
+  }
+  if (!DecodeValue(v, out.text, ctx)) return false;
+  if (!out.text.empty() && !out.MilliValue()) {
+    return ctx.Fail(
+        "quantities must match the regular expression "
+        "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'");
+  }
+  return true;
+}
+
+bool DecodeValue(od::value v, meta::RawJson& out, DecodeContext& ctx) {
+  out = meta::RawJson{};
+  return CaptureRaw(v, &out.text, ctx);
+}
+
+}  // namespace svcplane::api::codec::internal

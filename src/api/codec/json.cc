@@ -1,0 +1,153 @@
+#include "api/codec/json.h"
+
+#include "api/codec/internal/json_decode.h"
+#include "api/codec/internal/json_encode.h"
+
+namespace svcplane::api::codec {
+namespace {
+
+namespace od = simdjson::ondemand;
+
+// simdjson reads up to SIMDJSON_PADDING bytes past the end; copy into a reused padded buffer.
+struct ThreadParser {
+  od::parser parser;
+  std::string buffer;
+
+  simdjson::padded_string_view Pad(std::string_view json) {
+    buffer.assign(json);
+    buffer.reserve(json.size() + simdjson::SIMDJSON_PADDING);
+    return simdjson::padded_string_view(buffer.data(), buffer.size(), buffer.capacity());
+  }
+};
+
+ThreadParser& LocalParser() {
+  thread_local ThreadParser p;
+  return p;
+}
+
+Status DecodeError(std::string_view what) {
+  return BadRequestError("invalid JSON: " + std::string(what));
+}
+
+// Parses `json` as one object and runs `fn(object, ctx)`; checks nothing trails it.
+template <typename Fn>
+Status WithObject(std::string_view json, Fn&& fn) {
+  auto& tp = LocalParser();
+  od::document doc;
+  if (auto err = tp.parser.iterate(tp.Pad(json)).get(doc)) {
+    return DecodeError(simdjson::error_message(err));
+  }
+  internal::DecodeContext ctx(&doc);
+  od::object obj;
+  if (auto err = doc.get_object().get(obj)) {
+    if (err == simdjson::INCORRECT_TYPE) return DecodeError("expected a JSON object");
+    return DecodeError(simdjson::error_message(err));
+  }
+  if (!fn(obj, ctx)) return BadRequestError(ctx.error());
+  // current_location() fails with OUT_OF_BOUNDS exactly when nothing follows the object.
+  const char* trailing = nullptr;
+  if (!doc.current_location().get(trailing)) {
+    return DecodeError("unexpected data after the top-level object");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+template <typename T>
+Result<T> DecodeJson(std::string_view json) {
+  T out{};
+  Status st = WithObject(json, [&](od::object obj, internal::DecodeContext& ctx) {
+    return internal::DecodeObject(obj, out, ctx);
+  });
+  if (!st.ok()) return st;
+  return out;
+}
+
+template <typename T>
+void EncodeJson(const T& obj, std::string* out) {
+  internal::JsonWriter w(out);
+  internal::EncodeValue(w, obj);
+}
+
+Result<TypeMeta> PeekTypeMeta(std::string_view json) {
+  TypeMeta tm;
+  Status st = WithObject(json, [&](od::object obj, internal::DecodeContext& ctx) {
+    for (auto field : obj) {
+      std::string_view key;
+      if (auto err = field.unescaped_key().get(key)) return ctx.FailSimdjson(err, "key", nullptr);
+      od::value v;
+      if (auto err = field.value().get(v)) return ctx.FailSimdjson(err, "value", nullptr);
+      ctx.Push(key);
+      bool ok = true;
+      if (key == "kind") {
+        ok = internal::DecodeValue(v, tm.kind, ctx);
+      } else if (key == "apiVersion") {
+        ok = internal::DecodeValue(v, tm.api_version, ctx);
+      } else {
+        std::string ignored;
+        ok = internal::CaptureRaw(v, &ignored, ctx);
+      }
+      if (!ok) return false;
+      ctx.Pop();
+    }
+    return true;
+  });
+  if (!st.ok()) return st;
+  return tm;
+}
+
+void EncodeWatchEvent(std::string_view type, std::string_view object_json, std::string* out) {
+  out->append("{\"type\":\"");
+  out->append(type);
+  out->append("\",\"object\":");
+  out->append(object_json);
+  out->push_back('}');
+}
+
+Result<RawWatchEvent> DecodeWatchEvent(std::string_view json) {
+  RawWatchEvent ev;
+  Status st = WithObject(json, [&](od::object obj, internal::DecodeContext& ctx) {
+    for (auto field : obj) {
+      std::string_view key;
+      if (auto err = field.unescaped_key().get(key)) return ctx.FailSimdjson(err, "key", nullptr);
+      od::value v;
+      if (auto err = field.value().get(v)) return ctx.FailSimdjson(err, "value", nullptr);
+      ctx.Push(key);
+      bool ok = key == "type"
+                    ? internal::DecodeValue(v, ev.type, ctx)
+                    : internal::CaptureRaw(v, key == "object" ? &ev.object : nullptr, ctx);
+      if (!ok) return false;
+      ctx.Pop();
+    }
+    return true;
+  });
+  if (!st.ok()) return st;
+  if (ev.type.empty()) return BadRequestError("invalid watch event: missing \"type\"");
+  return ev;
+}
+
+#define SVCPLANE_INSTANTIATE(T)                            \
+  template Result<T> DecodeJson<T>(std::string_view json); \
+  template void EncodeJson<T>(const T& obj, std::string* out);
+
+SVCPLANE_INSTANTIATE(core::v1::Namespace)
+SVCPLANE_INSTANTIATE(core::v1::Service)
+SVCPLANE_INSTANTIATE(core::v1::Pod)
+SVCPLANE_INSTANTIATE(core::v1::Node)
+SVCPLANE_INSTANTIATE(core::v1::Endpoints)
+SVCPLANE_INSTANTIATE(core::v1::Event)
+SVCPLANE_INSTANTIATE(discovery::v1::EndpointSlice)
+SVCPLANE_INSTANTIATE(coordination::v1::Lease)
+SVCPLANE_INSTANTIATE(NamespaceList)
+SVCPLANE_INSTANTIATE(ServiceList)
+SVCPLANE_INSTANTIATE(PodList)
+SVCPLANE_INSTANTIATE(NodeList)
+SVCPLANE_INSTANTIATE(EndpointsList)
+SVCPLANE_INSTANTIATE(EventList)
+SVCPLANE_INSTANTIATE(EndpointSliceList)
+SVCPLANE_INSTANTIATE(LeaseList)
+SVCPLANE_INSTANTIATE(meta::StatusObject)
+#undef SVCPLANE_INSTANTIATE
+
+}  // namespace svcplane::api::codec

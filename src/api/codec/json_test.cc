@@ -1,0 +1,174 @@
+#include <gtest/gtest.h>
+
+#include "api/codec/json.h"
+
+namespace svcplane::api::codec {
+namespace {
+
+using core::v1::Pod;
+using core::v1::Service;
+
+std::string ErrorOf(std::string_view json) {
+  auto r = DecodeJson<Service>(json);
+  EXPECT_FALSE(r.ok()) << json;
+  if (r.ok()) return "";
+  EXPECT_EQ(r.status().code(), Code::kBadRequest);
+  return r.status().message();
+}
+
+TEST(JsonDecodeTest, WrongTypeNamesThePath) {
+  EXPECT_EQ(ErrorOf(R"({"spec":{"ports":[{"port":80},{"port":"80"}]}})"),
+            "spec.ports[1].port: expected integer, got string");
+  EXPECT_EQ(ErrorOf(R"({"metadata":{"labels":{"app":1}}})"),
+            "metadata.labels[app]: expected string, got number");
+  EXPECT_EQ(ErrorOf(R"({"spec":{"selector":[]}})"), "spec.selector: expected object, got array");
+  EXPECT_EQ(ErrorOf(R"({"spec":{"ports":[{"targetPort":true}]}})"),
+            "spec.ports[0].targetPort: expected integer or string, got boolean");
+}
+
+TEST(JsonDecodeTest, NumbersOutOfRangeAreRejected) {
+  EXPECT_EQ(ErrorOf(R"({"spec":{"ports":[{"port":4294967296}]}})"),
+            "spec.ports[0].port: number 4294967296 out of range for int32");
+  EXPECT_NE(
+      ErrorOf(R"({"metadata":{"generation":99999999999999999999999}})").find("metadata.generation"),
+      std::string::npos);
+  EXPECT_NE(ErrorOf(R"({"spec":{"ports":[{"port":80.5}]}})").find("spec.ports[0].port"),
+            std::string::npos);
+}
+
+TEST(JsonDecodeTest, MalformedDocuments) {
+  for (std::string_view bad : {
+           R"({"metadata":{"name":"x")",             // truncated
+           R"({"metadata":{"name":"x"}} trailing)",  // garbage after the object
+           R"([{"metadata":{}}])",                   // not an object
+           R"()",                                    // empty
+           R"({"metadata":{"name":"x",}})",          // trailing comma
+           R"({"spec":{"weird":tru}})",              // bad literal inside an unknown field
+           R"({"spec":{"weird":{"a":[1,2,}]}}})",    // broken unknown subtree
+           R"({"spec":{"weird":"\x"}})",             // bad escape inside an unknown field
+       }) {
+    auto r = DecodeJson<Service>(bad);
+    EXPECT_FALSE(r.ok()) << bad;
+  }
+}
+
+TEST(JsonDecodeTest, InvalidUtf8IsRejected) {
+  std::string bad = "{\"metadata\":{\"name\":\"\xff\xfe\"}}";
+  EXPECT_FALSE(DecodeJson<Service>(bad).ok());
+  std::string bad_unknown = "{\"spec\":{\"x\":\"\xc3\x28\"}}";
+  EXPECT_FALSE(DecodeJson<Service>(bad_unknown).ok());
+}
+
+TEST(JsonDecodeTest, DeepNestingIsAnErrorNotACrash) {
+  std::string deep = R"({"spec":{"x":)" + std::string(5000, '[') + std::string(5000, ']') + "}}";
+  EXPECT_FALSE(DecodeJson<Service>(deep).ok());
+  std::string deep_obj = R"({"spec":{"x":)";
+  for (int i = 0; i < 3000; ++i) deep_obj += R"({"a":)";
+  deep_obj += "1";
+  for (int i = 0; i < 3000; ++i) deep_obj += "}";
+  deep_obj += "}}";
+  EXPECT_FALSE(DecodeJson<Service>(deep_obj).ok());
+}
+
+TEST(JsonDecodeTest, InvalidTimeAndQuantity) {
+  EXPECT_EQ(ErrorOf(R"({"metadata":{"creationTimestamp":"yesterday"}})"),
+            "metadata.creationTimestamp: invalid RFC 3339 time \"yesterday\"");
+  auto node = DecodeJson<core::v1::Node>(R"({"status":{"capacity":{"cpu":"lots"}}})");
+  ASSERT_FALSE(node.ok());
+  EXPECT_NE(node.status().message().find("status.capacity[cpu]"), std::string::npos);
+}
+
+TEST(JsonDecodeTest, NullMeansZeroAndDuplicatesKeepTheLast) {
+  auto r = DecodeJson<Service>(
+      R"({"metadata":{"name":"a","name":"b","labels":null},"spec":{"ports":null,"clusterIP":null}})");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->metadata.name, "b");
+  EXPECT_TRUE(r->metadata.labels.empty());
+  EXPECT_TRUE(r->spec.ports.empty());
+}
+
+TEST(JsonDecodeTest, EscapedStringsAndKeys) {
+  auto r = DecodeJson<Service>(
+      R"({"metadata":{"n\u0061me":"caf\u00e9","annotations":{"a\"b":"line\nbreak"}},"x\ty":1})");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->metadata.name, "caf\xc3\xa9");
+  EXPECT_EQ(r->metadata.annotations.at("a\"b"), "line\nbreak");
+  std::string out = EncodeJson(*r);
+  EXPECT_NE(out.find(R"("a\"b":"line\nbreak")"), std::string::npos);
+  EXPECT_NE(out.find(R"("x\ty":1)"), std::string::npos);
+}
+
+TEST(JsonEncodeTest, EscapesLikeGo) {
+  Service svc;
+  svc.metadata.name = "<a&b>\x01\xe2\x80\xa8";
+  std::string out = EncodeJson(svc);
+  EXPECT_NE(out.find(R"("name":"\u003ca\u0026b\u003e\u0001\u2028")"), std::string::npos) << out;
+}
+
+TEST(JsonEncodeTest, OmitEmptyAndAlwaysFollowGoTags) {
+  Service svc;
+  svc.kind = "Service";
+  svc.api_version = "v1";
+  svc.metadata.name = "web";
+  svc.spec.ports.push_back(
+      {.name = "", .protocol = "TCP", .port = 80, .target_port = meta::IntOrString::FromInt(8080)});
+  EXPECT_EQ(
+      EncodeJson(svc),
+      R"({"kind":"Service","apiVersion":"v1","metadata":{"name":"web","creationTimestamp":null},)"
+      R"("spec":{"ports":[{"protocol":"TCP","port":80,"targetPort":8080}]},)"
+      R"("status":{"loadBalancer":{}}})");
+}
+
+TEST(JsonCodecTest, PeekTypeMetaAndWatchEvents) {
+  auto tm = PeekTypeMeta(R"({"metadata":{"x":[1]},"kind":"Pod","apiVersion":"v1"})");
+  ASSERT_TRUE(tm.ok());
+  EXPECT_EQ(tm->kind, "Pod");
+  EXPECT_EQ(tm->api_version, "v1");
+
+  std::string ev;
+  EncodeWatchEvent("ADDED", R"({"kind":"Pod"})", &ev);
+  EXPECT_EQ(ev, R"({"type":"ADDED","object":{"kind":"Pod"}})");
+  auto decoded = DecodeWatchEvent(ev);
+  ASSERT_TRUE(decoded.ok());
+  EXPECT_EQ(decoded->type, "ADDED");
+  EXPECT_EQ(decoded->object, R"({"kind":"Pod"})");
+  EXPECT_FALSE(DecodeWatchEvent(R"({"object":{}})").ok());
+}
+
+TEST(JsonCodecTest, StatusObject) {
+  meta::StatusObject st;
+  st.status = "Failure";
+  st.message = "pods \"x\" not found";
+  st.reason = "NotFound";
+  st.details = meta::StatusDetails{.name = "x", .kind = "pods"};
+  st.code = 404;
+  std::string json = EncodeJson(st);
+  EXPECT_EQ(json, R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",)"
+                  R"("message":"pods \"x\" not found","reason":"NotFound",)"
+                  R"("details":{"name":"x","kind":"pods"},"code":404})");
+  auto back = DecodeJson<meta::StatusObject>(json);
+  ASSERT_TRUE(back.ok());
+  EXPECT_TRUE(*back == st);
+}
+
+TEST(TimeTest, FormatsAndParses) {
+  EXPECT_EQ(meta::FormatRFC3339(0), "1970-01-01T00:00:00Z");
+  EXPECT_EQ(meta::FormatRFC3339(1714557600), "2024-05-01T10:00:00Z");
+  EXPECT_EQ(meta::FormatRFC3339Micro(1714557600000001), "2024-05-01T10:00:00.000001Z");
+  EXPECT_EQ(meta::ParseRFC3339Micros("2024-05-01T12:00:00+02:00"), 1714557600000000);
+  EXPECT_EQ(meta::ParseRFC3339Micros("2024-05-01T10:00:00.5Z"), 1714557600500000);
+  EXPECT_FALSE(meta::ParseRFC3339Micros("2024-05-01 10:00:00Z"));
+  EXPECT_FALSE(meta::ParseRFC3339Micros("2024-13-01T10:00:00Z"));
+}
+
+TEST(QuantityTest, MilliValue) {
+  EXPECT_EQ(meta::Quantity{"250m"}.MilliValue(), 250);
+  EXPECT_EQ(meta::Quantity{"4"}.MilliValue(), 4000);
+  EXPECT_EQ(meta::Quantity{"1Ki"}.MilliValue(), 1024000);
+  EXPECT_EQ(meta::Quantity{"1e3"}.MilliValue(), 1000000);
+  EXPECT_FALSE(meta::Quantity{"abc"}.MilliValue());
+  EXPECT_FALSE(meta::Quantity{"1Zi"}.MilliValue());
+}
+
+}  // namespace
+}  // namespace svcplane::api::codec

@@ -1,0 +1,75 @@
+#include <gtest/gtest.h>
+
+#include "api/codec/json.h"
+#include "api/codec/yaml.h"
+
+namespace svcplane::api::codec {
+namespace {
+
+TEST(YamlTest, MultiDocumentManifest) {
+  auto docs = YamlToJson(R"(
+apiVersion: v1
+kind: Service
+metadata:
+  name: web
+  labels: {app: web, "version": "1"}
+spec:
+  selector:
+    app: web
+  ports:
+  - name: http
+    port: 80
+    targetPort: http
+---
+---
+apiVersion: v1
+kind: Pod
+metadata:
+  name: web-1
+spec:
+  hostNetwork: false
+  terminationGracePeriodSeconds: 5
+  containers:
+  - name: c
+    image: "nginx:1.25"
+    args: [--x=1, yes, "yes", 0x1F, 1.5, ~]
+)");
+  ASSERT_TRUE(docs.ok()) << docs.status().ToString();
+  ASSERT_EQ(docs->size(), 2u);
+  auto svc = DecodeJson<core::v1::Service>((*docs)[0]);
+  ASSERT_TRUE(svc.ok()) << svc.status().ToString();
+  EXPECT_EQ(svc->spec.ports[0].port, 80);
+  EXPECT_EQ(svc->spec.ports[0].target_port.str_value, "http");
+  EXPECT_EQ(svc->metadata.labels.at("version"), "1");
+  auto pod = DecodeJson<core::v1::Pod>((*docs)[1]);
+  ASSERT_TRUE(pod.ok()) << pod.status().ToString();
+  EXPECT_EQ(pod->spec.termination_grace_period_seconds, 5);
+  EXPECT_NE((*docs)[1].find(R"("args":["--x=1",true,"yes",31,1.5,null])"), std::string::npos)
+      << (*docs)[1];
+}
+
+TEST(YamlTest, UnquotedNumberLabelIsATypeErrorLikeKubectl) {
+  auto docs = YamlToJson("metadata:\n  labels:\n    version: 1\n");
+  ASSERT_TRUE(docs.ok());
+  auto svc = DecodeJson<core::v1::Service>((*docs)[0]);
+  ASSERT_FALSE(svc.ok());
+  EXPECT_EQ(svc.status().message(), "metadata.labels[version]: expected string, got number");
+}
+
+TEST(YamlTest, SyntaxErrorsNameLineAndColumn) {
+  auto r = YamlToJson("metadata:\n  name: [unclosed\n");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), Code::kBadRequest);
+  EXPECT_NE(r.status().message().find("line"), std::string::npos);
+  auto tab = YamlToJson("a: 1\n\tb: 2\n");
+  EXPECT_FALSE(tab.ok());
+}
+
+TEST(YamlTest, DeepNestingIsAnError) {
+  std::string deep(3000, '[');
+  auto r = YamlToJson(deep);
+  EXPECT_FALSE(r.ok());
+}
+
+}  // namespace
+}  // namespace svcplane::api::codec

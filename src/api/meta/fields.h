@@ -1,0 +1,69 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+namespace svcplane::api::meta {
+
+// How a field is written when it holds its zero value, following the Go struct tags of upstream's
+// types (which decide what `kubectl get -o json` shows).
+enum FieldFlags : uint32_t {
+  kAlways = 0,           // no omitempty: written even when zero ("" / 0 / false / [] / null time)
+  kOmitEmpty = 1u << 0,  // `json:",omitempty"`: left out when zero or empty
+  // A struct-typed field the model keeps as RawJson: Go always writes it, `{}` when empty.
+  kEmptyObject = 1u << 1,
+};
+
+// One field of a struct: its JSON name, the member, the Go tag semantics and the protobuf field
+// number from upstream's generated.proto (0 when the field is JSON-only).
+template <typename Class, typename Member>
+struct Field {
+  std::string_view json_name;
+  Member Class::*member;
+  uint32_t flags;
+  int proto;
+};
+
+template <typename Class, typename Member>
+constexpr Field<Class, Member> F(std::string_view name, Member Class::*member,
+                                 uint32_t flags = kOmitEmpty, int proto = 0) {
+  return {name, member, flags, proto};
+}
+
+// Each API struct declares its fields once, next to its definition:
+//   constexpr auto FieldsOf(Tag<ServicePort>) { return std::make_tuple(F("name", ...), ...); }
+// The JSON codec, protobuf codec and OpenAPI generator all walk this list, so a field added in
+// one place is known everywhere. Found through ADL on Tag<T>.
+template <typename T>
+struct Tag {};
+
+template <typename T>
+concept Reflected = requires {
+  FieldsOf(Tag<T>{});
+};
+
+// JSON members the model does not know, kept verbatim (raw key text, raw value text) so that a
+// decode → store → encode round trip loses nothing: users' Pods carry far more than we read.
+struct UnknownFields {
+  std::vector<std::pair<std::string, std::string>> items;
+
+  bool empty() const { return items.empty(); }
+  bool operator==(const UnknownFields&) const = default;
+};
+
+template <typename T>
+concept HasUnknownFields = requires(T t) {
+  { t.unknown } -> std::convertible_to<UnknownFields&>;
+};
+
+// Calls fn(field) for every field of T, in declaration order.
+template <Reflected T, typename Fn>
+constexpr void ForEachField(Fn&& fn) {
+  std::apply([&](const auto&... f) { (fn(f), ...); }, FieldsOf(Tag<T>{}));
+}
+
+}  // namespace svcplane::api::meta

@@ -1,0 +1,27 @@
+#pragma once
+
+// Every kind svcplane serves, and their List kinds.
+
+#include "api/coordination/v1/lease.h"
+#include "api/core/v1/endpoints.h"
+#include "api/core/v1/event.h"
+#include "api/core/v1/namespace.h"
+#include "api/core/v1/node.h"
+#include "api/core/v1/pod.h"
+#include "api/core/v1/service.h"
+#include "api/discovery/v1/endpoint_slice.h"
+#include "api/meta/list.h"
+#include "api/meta/types.h"
+
+namespace svcplane::api {
+
+using NamespaceList = meta::List<core::v1::Namespace>;
+using ServiceList = meta::List<core::v1::Service>;
+using PodList = meta::List<core::v1::Pod>;
+using NodeList = meta::List<core::v1::Node>;
+using EndpointsList = meta::List<core::v1::Endpoints>;
+using EventList = meta::List<core::v1::Event>;
+using EndpointSliceList = meta::List<discovery::v1::EndpointSlice>;
+using LeaseList = meta::List<coordination::v1::Lease>;
+
+}  // namespace svcplane::api
