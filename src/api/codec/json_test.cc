@@ -98,6 +98,13 @@ TEST(JsonDecodeTest, EscapedStringsAndKeys) {
   EXPECT_NE(out.find(R"("x\ty":1)"), std::string::npos);
 }
 
+TEST(JsonDecodeTest, UnknownFieldsAreStoredCompactly) {
+  auto r = DecodeJson<Service>("{\"spec\": {\"future\" : {\n  \"a\" : [ 1 , \"x y\\\" z\" ]\n}}}");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_NE(EncodeJson(*r).find(R"("future":{"a":[1,"x y\" z"]})"), std::string::npos)
+      << EncodeJson(*r);
+}
+
 TEST(JsonEncodeTest, EscapesLikeGo) {
   Service svc;
   svc.metadata.name = "<a&b>\x01\xe2\x80\xa8";

@@ -61,9 +61,12 @@ concept HasUnknownFields = requires(T t) {
 };
 
 // Calls fn(field) for every field of T, in declaration order.
+template <Reflected T>
+inline constexpr auto kFieldsOf = FieldsOf(Tag<T>{});
+
 template <Reflected T, typename Fn>
 constexpr void ForEachField(Fn&& fn) {
-  std::apply([&](const auto&... f) { (fn(f), ...); }, FieldsOf(Tag<T>{}));
+  std::apply([&](const auto&... f) { (fn(f), ...); }, kFieldsOf<T>);
 }
 
 }  // namespace svcplane::api::meta

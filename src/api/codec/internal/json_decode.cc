@@ -58,6 +58,17 @@ bool Validate(od::value v, DecodeContext& ctx, int depth) {
       return true;
     }
     case od::json_type::string: {
+      // UTF-8 was validated for the whole document in stage 1; only escapes remain to check,
+      // and only strings containing a backslash have any (the rest need no unescaping pass).
+      std::string_view tok = v.raw_json_token();
+      bool has_escape = false;
+      for (size_t i = 1; i < tok.size() && tok[i] != '"'; ++i) {
+        if (tok[i] == '\\') {
+          has_escape = true;
+          break;
+        }
+      }
+      if (!has_escape) return true;
       std::string_view s;
       if (auto err = v.get_string().get(s)) return ctx.FailSimdjson(err, "string", nullptr);
       return true;
@@ -80,6 +91,19 @@ bool Validate(od::value v, DecodeContext& ctx, int depth) {
     }
   }
   return ctx.Fail("unexpected JSON value");
+}
+
+// Copies validated JSON without insignificant whitespace (simdjson's SIMD minifier), so a
+// pretty-printed manifest's unknown fields are stored and served compactly, as kube-apiserver
+// (which re-encodes them) does.
+void AppendCompact(std::string_view raw, std::string* out) {
+  out->resize(raw.size());
+  size_t len = 0;
+  if (simdjson::minify(raw.data(), raw.size(), out->data(), len) != simdjson::SUCCESS) {
+    out->assign(raw);  // cannot happen for validated input; keep the bytes rather than lose them
+    return;
+  }
+  out->resize(len);
 }
 
 bool GetInt64(od::value v, int64_t* out, DecodeContext& ctx) {
@@ -131,7 +155,7 @@ bool CaptureRaw(od::value v, std::string* out, DecodeContext& ctx) {
   while (end > start && (end[-1] == ' ' || end[-1] == '\n' || end[-1] == '\r' || end[-1] == '\t')) {
     --end;
   }
-  if (out != nullptr) out->assign(start, static_cast<size_t>(end - start));
+  if (out != nullptr) AppendCompact(std::string_view(start, static_cast<size_t>(end - start)), out);
   return true;
 }
 

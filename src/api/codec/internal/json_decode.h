@@ -25,7 +25,7 @@ namespace od = simdjson::ondemand;
 
 class DecodeContext {
  public:
-  explicit DecodeContext(od::document* doc) : doc_(doc) {}
+  explicit DecodeContext(od::document* doc) : doc_(doc) { path_.reserve(32); }
 
   void Push(std::string_view field) { path_.emplace_back(field); }
   void PushIndex(size_t i) { path_.emplace_back(i); }
@@ -88,6 +88,11 @@ bool DecodeValue(od::value v, std::vector<T>& out, DecodeContext& ctx) {
   if (TakeNull(v)) return true;
   od::array arr;
   if (auto err = v.get_array().get(arr)) return ctx.FailSimdjson(err, "array", &v);
+  if constexpr (sizeof(T) > 64) {
+    // Big elements (a List's items): one structural pre-pass beats repeated reallocation.
+    size_t n = 0;
+    if (!arr.count_elements().get(n)) out.reserve(n);
+  }
   size_t i = 0;
   for (auto elem : arr) {
     od::value ev;
@@ -167,9 +172,10 @@ bool DecodeObject(od::object obj, T& out, DecodeContext& ctx) {
   return true;
 }
 
+// Like Go's decoder, fields absent from the JSON (or a null object) leave `out` untouched; callers
+// decode into fresh objects.
 template <meta::Reflected T>
 bool DecodeValue(od::value v, T& out, DecodeContext& ctx) {
-  out = T{};
   if (TakeNull(v)) return true;
   od::object obj;
   if (auto err = v.get_object().get(obj)) return ctx.FailSimdjson(err, "object", &v);
