@@ -1,0 +1,149 @@
+#include "api/resources.h"
+
+#include <algorithm>
+
+namespace svcplane::api {
+namespace {
+
+const std::vector<std::string_view> kAllVerbs = {"create", "delete", "deletecollection", "get",
+                                                 "list",   "patch",  "update",           "watch"};
+const std::vector<std::string_view> kStatusVerbs = {"get", "patch", "update"};
+
+std::vector<ResourceInfo> MakeResources() {
+  using Sub = ResourceInfo::Subresource;
+  std::vector<ResourceInfo> r;
+  r.push_back({"",
+               "v1",
+               "endpoints",
+               "endpoints",
+               "Endpoints",
+               "EndpointsList",
+               true,
+               kAllVerbs,
+               {"ep"},
+               {},
+               {},
+               "/registry/services/endpoints"});
+  r.push_back({"",
+               "v1",
+               "events",
+               "event",
+               "Event",
+               "EventList",
+               true,
+               kAllVerbs,
+               {"ev"},
+               {},
+               {},
+               "/registry/events"});
+  r.push_back({"",
+               "v1",
+               "namespaces",
+               "namespace",
+               "Namespace",
+               "NamespaceList",
+               false,
+               {"create", "delete", "get", "list", "patch", "update", "watch"},
+               {"ns"},
+               {},
+               {Sub{"finalize", {"update"}}, Sub{"status", kStatusVerbs}},
+               "/registry/namespaces"});
+  r.push_back({"",
+               "v1",
+               "nodes",
+               "node",
+               "Node",
+               "NodeList",
+               false,
+               kAllVerbs,
+               {"no"},
+               {},
+               {Sub{"status", kStatusVerbs}},
+               "/registry/minions"});
+  r.push_back({"",
+               "v1",
+               "pods",
+               "pod",
+               "Pod",
+               "PodList",
+               true,
+               kAllVerbs,
+               {"po"},
+               {"all"},
+               {Sub{"status", kStatusVerbs}},
+               "/registry/pods"});
+  r.push_back({"",
+               "v1",
+               "services",
+               "service",
+               "Service",
+               "ServiceList",
+               true,
+               kAllVerbs,
+               {"svc"},
+               {"all"},
+               {Sub{"status", kStatusVerbs}},
+               "/registry/services/specs"});
+  r.push_back({"coordination.k8s.io",
+               "v1",
+               "leases",
+               "lease",
+               "Lease",
+               "LeaseList",
+               true,
+               kAllVerbs,
+               {},
+               {},
+               {},
+               "/registry/leases"});
+  r.push_back({"discovery.k8s.io",
+               "v1",
+               "endpointslices",
+               "endpointslice",
+               "EndpointSlice",
+               "EndpointSliceList",
+               true,
+               kAllVerbs,
+               {},
+               {},
+               {},
+               "/registry/endpointslices"});
+  return r;
+}
+
+const std::vector<ResourceInfo>& Resources() {
+  static const std::vector<ResourceInfo> resources = MakeResources();
+  return resources;
+}
+
+}  // namespace
+
+std::string ResourceInfo::GroupVersion() const {
+  if (group.empty()) return std::string(version);
+  return std::string(group) + "/" + std::string(version);
+}
+
+bool ResourceInfo::HasSubresource(std::string_view name) const {
+  return std::any_of(subresources.begin(), subresources.end(),
+                     [&](const Subresource& s) { return s.name == name; });
+}
+
+std::span<const ResourceInfo> AllResources() { return Resources(); }
+
+const ResourceInfo* FindResource(std::string_view group, std::string_view resource) {
+  for (const auto& r : Resources()) {
+    if (r.group == group && r.resource == resource) return &r;
+  }
+  return nullptr;
+}
+
+const ResourceInfo* FindResourceByKind(std::string_view kind) {
+  for (const auto& r : Resources()) {
+    if (r.kind == kind) return &r;
+  }
+  return nullptr;
+}
+
+std::vector<std::string_view> ApiGroups() { return {"coordination.k8s.io", "discovery.k8s.io"}; }
+
+}  // namespace svcplane::api
