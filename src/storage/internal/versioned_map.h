@@ -127,6 +127,7 @@ class WritePlanner {
   Result<EventPtr> Plan(const WriteRequest& request);
   std::vector<HistoryEntry> TakeEntries() { return std::move(entries_); }
   bool empty() const { return entries_.empty(); }
+  Revision planned() const { return static_cast<Revision>(entries_.size()); }
 
  private:
   std::optional<KeyValue> Current(const std::string& key) const;
