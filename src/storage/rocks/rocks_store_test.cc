@@ -7,29 +7,13 @@
 #include <fstream>
 
 #include "storage/testing/store_conformance.h"
+#include "storage/testing/temp_dir.h"
 
 namespace svcplane::storage::rocks {
 namespace {
 
 namespace fs = std::filesystem;
 using namespace ::svcplane::storage::testing;  // NOLINT: the typed suite's names
-
-// A fresh folder under /tmp, removed with everything in it.
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "svcplane-rocks-XXXXXX").string();
-    path_ = ::mkdtemp(tmpl.data());
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
 
 struct RocksFactory {
   static constexpr bool kPersistent = true;
