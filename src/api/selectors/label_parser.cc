@@ -175,7 +175,12 @@ class Parser {
             out->insert("");
             return Status::Ok();
           }
-          if (t2 == Token::kComma) out->insert("");
+          if (t2 == Token::kComma) {
+            // Upstream consumes the second comma here, so "(,,)" fails on ')' while "(,,,)"
+            // parses (checked against kubectl 1.27-1.33).
+            Consume(Context::kValues);
+            out->insert("");
+          }
           continue;
         }
         default:

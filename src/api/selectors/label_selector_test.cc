@@ -191,6 +191,13 @@ TEST(LabelSelectorParse, ValueListErrors) {
             "unable to parse requirement: found '', expected: ',', ')' or identifier");
   EXPECT_EQ(ParseError("x in (,=)"),
             "unable to parse requirement: found '=', expected: ',', or identifier");
+  // After ",," upstream has consumed both commas (verified with kubectl 1.27-1.33).
+  EXPECT_EQ(ParseError("x in (,,)"),
+            "unable to parse requirement: found ')', expected: ',', or identifier");
+  EXPECT_EQ(ParseError("x in (a,,)"),
+            "unable to parse requirement: found ')', expected: ',', or identifier");
+  EXPECT_EQ(MustParse("x in (,,,)").String(), "x in ()");
+  EXPECT_EQ(MustParse("x in (a,,,b)").String(), "x in (,a,b)");
   EXPECT_EQ(ParseError("x=("), "unable to parse requirement: found '(', expected: identifier");
   EXPECT_EQ(ParseError("x!=)"), "unable to parse requirement: found ')', expected: identifier");
 }
