@@ -16,6 +16,7 @@
 
 #include "api/types.h"
 #include "api/validation/field_errors.h"
+#include "api/validation/names.h"
 
 namespace svcplane::api::validation {
 
