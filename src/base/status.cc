@@ -36,6 +36,8 @@ std::string_view CodeName(Code code) {
       return "RequestEntityTooLarge";
     case Code::kInternal:
       return "InternalError";
+    case Code::kAborted:
+      return "Conflict";
   }
   return "Unknown";
 }

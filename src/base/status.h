@@ -26,6 +26,9 @@ enum class Code {
   kUnsupportedMediaType,   // 415 UnsupportedMediaType
   kRequestEntityTooLarge,  // 413 RequestEntityTooLarge
   kInternal,               // 500 InternalError
+  // A write lost a race with a concurrent change and should be retried from a fresh read.
+  // Internal to retry loops; it never reaches a client.
+  kAborted,
 };
 
 std::string_view CodeName(Code code);

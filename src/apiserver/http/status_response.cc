@@ -54,6 +54,7 @@ int HttpCodeFor(Code code) {
     case Code::kAlreadyExists:
       return 409;
     case Code::kConflict:
+    case Code::kAborted:
       return 409;
     case Code::kInvalid:
       return 422;

@@ -1,0 +1,172 @@
+#pragma once
+
+// What the generic registry needs to know about each kind: where it lives in the resource
+// table, its strategy (defaulting, preparation, validation from api/validation) and the values
+// its field selectors read. One specialisation per kind.
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "api/resources.h"
+#include "api/types.h"
+#include "api/validation/defaults.h"
+#include "api/validation/strategy.h"
+#include "api/validation/validation.h"
+
+namespace svcplane::apiserver::registry {
+
+template <typename T>
+struct KindTraits;
+
+// Field selector values shared by every kind.
+template <typename T>
+std::optional<std::string> MetaFieldValue(const T& obj, std::string_view field) {
+  if (field == "metadata.name") return obj.metadata.name;
+  if (field == "metadata.namespace") return obj.metadata.namespace_;
+  return std::nullopt;
+}
+
+struct NoStatus {
+  static constexpr bool kHasStatus = false;
+};
+
+template <>
+struct KindTraits<api::core::v1::Namespace> {
+  static constexpr std::string_view kResource = "namespaces";
+  static constexpr std::string_view kGroup = "";
+  static constexpr bool kHasStatus = true;
+  static constexpr bool kCreateOnUpdate = false;
+  static std::optional<std::string> FieldValue(const api::core::v1::Namespace& o,
+                                               std::string_view f) {
+    if (f == "status.phase") return o.status.phase;
+    return MetaFieldValue(o, f);
+  }
+};
+
+template <>
+struct KindTraits<api::core::v1::Service> {
+  static constexpr std::string_view kResource = "services";
+  static constexpr std::string_view kGroup = "";
+  static constexpr bool kHasStatus = true;
+  static constexpr bool kCreateOnUpdate = true;
+  static std::optional<std::string> FieldValue(const api::core::v1::Service& o,
+                                               std::string_view f) {
+    if (f == "spec.clusterIP") return o.spec.cluster_ip;
+    if (f == "spec.type") return o.spec.type;
+    return MetaFieldValue(o, f);
+  }
+};
+
+template <>
+struct KindTraits<api::core::v1::Pod> {
+  static constexpr std::string_view kResource = "pods";
+  static constexpr std::string_view kGroup = "";
+  static constexpr bool kHasStatus = true;
+  static constexpr bool kCreateOnUpdate = false;
+  static std::optional<std::string> FieldValue(const api::core::v1::Pod& o, std::string_view f) {
+    if (f == "spec.nodeName") return o.spec.node_name;
+    if (f == "spec.restartPolicy") return o.spec.restart_policy;
+    if (f == "spec.schedulerName") return o.spec.scheduler_name;
+    if (f == "spec.serviceAccountName") return o.spec.service_account_name;
+    if (f == "spec.hostNetwork") return std::string(o.spec.host_network ? "true" : "false");
+    if (f == "status.phase") return o.status.phase;
+    if (f == "status.podIP") return o.status.pod_ip;
+    if (f == "status.podIPs") return o.status.pod_ips.empty() ? "" : o.status.pod_ips[0].ip;
+    if (f == "status.nominatedNodeName") return o.status.nominated_node_name;
+    return MetaFieldValue(o, f);
+  }
+};
+
+template <>
+struct KindTraits<api::core::v1::Node> {
+  static constexpr std::string_view kResource = "nodes";
+  static constexpr std::string_view kGroup = "";
+  static constexpr bool kHasStatus = true;
+  static constexpr bool kCreateOnUpdate = false;
+  static std::optional<std::string> FieldValue(const api::core::v1::Node& o, std::string_view f) {
+    if (f == "spec.unschedulable") return std::string(o.spec.unschedulable ? "true" : "false");
+    return MetaFieldValue(o, f);
+  }
+};
+
+template <>
+struct KindTraits<api::core::v1::Endpoints> : NoStatus {
+  static constexpr std::string_view kResource = "endpoints";
+  static constexpr std::string_view kGroup = "";
+  static constexpr bool kCreateOnUpdate = true;
+  static std::optional<std::string> FieldValue(const api::core::v1::Endpoints& o,
+                                               std::string_view f) {
+    return MetaFieldValue(o, f);
+  }
+};
+
+template <>
+struct KindTraits<api::core::v1::Event> : NoStatus {
+  static constexpr std::string_view kResource = "events";
+  static constexpr std::string_view kGroup = "";
+  static constexpr bool kCreateOnUpdate = true;
+  static std::optional<std::string> FieldValue(const api::core::v1::Event& o, std::string_view f) {
+    const auto& io = o.involved_object;
+    if (f == "involvedObject.kind") return io.kind;
+    if (f == "involvedObject.namespace") return io.namespace_;
+    if (f == "involvedObject.name") return io.name;
+    if (f == "involvedObject.uid") return io.uid;
+    if (f == "involvedObject.apiVersion") return io.api_version;
+    if (f == "involvedObject.resourceVersion") return io.resource_version;
+    if (f == "involvedObject.fieldPath") return io.field_path;
+    if (f == "reason") return o.reason;
+    if (f == "reportingComponent") return o.reporting_component;
+    if (f == "source") return o.source.component;
+    if (f == "type") return o.type;
+    return MetaFieldValue(o, f);
+  }
+};
+
+template <>
+struct KindTraits<api::discovery::v1::EndpointSlice> : NoStatus {
+  static constexpr std::string_view kResource = "endpointslices";
+  static constexpr std::string_view kGroup = "discovery.k8s.io";
+  static constexpr bool kCreateOnUpdate = false;
+  static std::optional<std::string> FieldValue(const api::discovery::v1::EndpointSlice& o,
+                                               std::string_view f) {
+    return MetaFieldValue(o, f);
+  }
+};
+
+template <>
+struct KindTraits<api::coordination::v1::Lease> : NoStatus {
+  static constexpr std::string_view kResource = "leases";
+  static constexpr std::string_view kGroup = "coordination.k8s.io";
+  static constexpr bool kCreateOnUpdate = true;
+  static std::optional<std::string> FieldValue(const api::coordination::v1::Lease& o,
+                                               std::string_view f) {
+    return MetaFieldValue(o, f);
+  }
+};
+
+// The resource table entry of T.
+template <typename T>
+const api::ResourceInfo& InfoOf() {
+  static const api::ResourceInfo* info =
+      api::FindResource(KindTraits<T>::kGroup, KindTraits<T>::kResource);
+  return *info;
+}
+
+// "pods" or "endpointslices.discovery.k8s.io": how upstream names a resource in messages.
+template <typename T>
+std::string QualifiedResource() {
+  std::string out(KindTraits<T>::kResource);
+  if (!KindTraits<T>::kGroup.empty()) out += "." + std::string(KindTraits<T>::kGroup);
+  return out;
+}
+
+// "Service" or "EndpointSlice.discovery.k8s.io": how upstream names a kind in 422 messages.
+template <typename T>
+std::string QualifiedKind() {
+  std::string out(InfoOf<T>().kind);
+  if (!KindTraits<T>::kGroup.empty()) out += "." + std::string(KindTraits<T>::kGroup);
+  return out;
+}
+
+}  // namespace svcplane::apiserver::registry

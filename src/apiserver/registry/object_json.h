@@ -1,0 +1,36 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "base/result.h"
+#include "storage/watch.h"
+
+namespace svcplane::apiserver::registry {
+
+// Objects are stored as their JSON encoding without metadata.resourceVersion (the revision is
+// only known once the store commits). On the way out the revision is spliced in as the first
+// metadata field; every stored object starts with kind, apiVersion and metadata (our encoder's
+// order), so the first `"metadata":{` is the object's own.
+std::string WithResourceVersion(std::string_view stored_json, storage::Revision rv);
+
+// Storage keys: "<prefix>/<namespace>/<name>" for namespaced kinds, "<prefix>/<name>" otherwise.
+std::string ObjectKey(std::string_view prefix, std::string_view ns, std::string_view name);
+// The range of a collection: "<prefix>/<namespace>/" or "<prefix>/" for all namespaces.
+std::string CollectionPrefix(std::string_view prefix, std::string_view ns);
+
+// Upstream's continue token: base64url(JSON {"v":"meta.k8s.io/v1","rv":N,"start":"<key rest>"}).
+struct ContinueToken {
+  storage::Revision revision = 0;
+  std::string start;  // key relative to the collection prefix
+};
+std::string EncodeContinueToken(const ContinueToken& token);
+// kBadRequest "invalid continue token: ..." when malformed.
+Result<ContinueToken> DecodeContinueToken(std::string_view token);
+
+// Parses a decimal resourceVersion; kBadRequest for anything else.
+Result<storage::Revision> ParseResourceVersion(std::string_view rv);
+
+}  // namespace svcplane::apiserver::registry

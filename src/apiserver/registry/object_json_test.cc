@@ -1,0 +1,39 @@
+#include "apiserver/registry/object_json.h"
+
+#include <gtest/gtest.h>
+
+namespace svcplane::apiserver::registry {
+namespace {
+
+TEST(ObjectJsonTest, SplicesResourceVersionIntoMetadata) {
+  EXPECT_EQ(WithResourceVersion(R"({"kind":"Pod","metadata":{"name":"a"}})", 42),
+            R"({"kind":"Pod","metadata":{"resourceVersion":"42","name":"a"}})");
+  EXPECT_EQ(WithResourceVersion(R"({"kind":"Pod","metadata":{}})", 7),
+            R"({"kind":"Pod","metadata":{"resourceVersion":"7"}})");
+}
+
+TEST(ObjectJsonTest, Keys) {
+  EXPECT_EQ(ObjectKey("/registry/pods", "default", "a"), "/registry/pods/default/a");
+  EXPECT_EQ(ObjectKey("/registry/minions", "", "n1"), "/registry/minions/n1");
+  EXPECT_EQ(CollectionPrefix("/registry/pods", ""), "/registry/pods/");
+}
+
+TEST(ObjectJsonTest, ContinueTokensRoundTripAndRejectGarbage) {
+  std::string t = EncodeContinueToken({1234, "default/web-2"});
+  auto back = DecodeContinueToken(t);
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(back->revision, 1234);
+  EXPECT_EQ(back->start, "default/web-2");
+  EXPECT_EQ(DecodeContinueToken("!!!").status().code(), Code::kBadRequest);
+  EXPECT_EQ(DecodeContinueToken("e30").status().code(), Code::kBadRequest);  // "{}"
+}
+
+TEST(ObjectJsonTest, ResourceVersions) {
+  EXPECT_EQ(*ParseResourceVersion("17"), 17);
+  EXPECT_FALSE(ParseResourceVersion("abc").ok());
+  EXPECT_FALSE(ParseResourceVersion("-1").ok());
+  EXPECT_FALSE(ParseResourceVersion("").ok());
+}
+
+}  // namespace
+}  // namespace svcplane::apiserver::registry

@@ -1,0 +1,61 @@
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+#include "api/codec/json.h"
+#include "apiserver/registry/object_json.h"
+#include "apiserver/registry/types.h"
+#include "storage/watch.h"
+
+namespace svcplane::apiserver::registry {
+
+// Decodes stored values into shared typed objects once per (key, revision, value), so that a
+// list filtered by selectors, a thousand watchers of one event or a Table rendering do not
+// decode the same bytes again. Entries are replaced when a key changes and dropped on delete.
+// Safe from any thread.
+template <typename T>
+class ObjectMemo {
+ public:
+  Result<Object<T>> Materialize(const storage::KeyValue& kv) {
+    {
+      std::lock_guard lock(mu_);
+      auto it = entries_.find(kv.key);
+      if (it != entries_.end() && it->second.value == kv.value &&
+          it->second.object.revision == kv.mod_revision) {
+        return it->second.object;
+      }
+    }
+    auto decoded = api::codec::DecodeJson<T>(*kv.value);
+    if (!decoded.ok()) {
+      return InternalError("stored object " + kv.key +
+                           " does not decode: " + decoded.status().message());
+    }
+    decoded->metadata.resource_version = std::to_string(kv.mod_revision);
+    Object<T> out{
+        std::make_shared<const T>(std::move(*decoded)),
+        std::make_shared<const std::string>(WithResourceVersion(*kv.value, kv.mod_revision)),
+        kv.mod_revision};
+    std::lock_guard lock(mu_);
+    entries_[kv.key] = Entry{kv.value, out};
+    return out;
+  }
+
+  void Forget(std::string_view key) {
+    std::lock_guard lock(mu_);
+    entries_.erase(std::string(key));
+  }
+
+ private:
+  struct Entry {
+    std::shared_ptr<const std::string> value;
+    Object<T> object;
+  };
+  std::mutex mu_;
+  std::unordered_map<std::string, Entry> entries_;  // guarded by mu_
+};
+
+}  // namespace svcplane::apiserver::registry

@@ -1,0 +1,467 @@
+#pragma once
+
+// The generic store-backed registry: kube-apiserver's genericregistry.Store for our kinds.
+// Create/update/patch/delete follow upstream's request flow (api-wire §8, §9; api-storage §3):
+//   decode -> Default -> PrepareFor* -> Validate -> encode -> compare-and-swap on mod revision,
+// with GuaranteedUpdate's retry loop for writes that did not pin a resourceVersion.
+
+#include <algorithm>
+#include <chrono>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <type_traits>
+
+#include "api/codec/json.h"
+#include "api/validation/field_errors.h"
+#include "apiserver/registry/errors.h"
+#include "apiserver/registry/kind_traits.h"
+#include "apiserver/registry/object_json.h"
+#include "apiserver/registry/object_memo.h"
+#include "apiserver/registry/types.h"
+#include "apiserver/registry/watch.h"
+#include "base/uuid.h"
+
+namespace svcplane::apiserver::registry {
+
+template <typename T>
+class Registry {
+ public:
+  using Traits = KindTraits<T>;
+  static constexpr int kMaxRetries = 16;
+
+  explicit Registry(RegistryContext ctx) : ctx_(std::move(ctx)) {}
+
+  const api::ResourceInfo& info() const { return InfoOf<T>(); }
+  bool namespaced() const { return info().namespaced; }
+  std::string Key(std::string_view ns, std::string_view name) const {
+    return ObjectKey(info().storage_prefix, ns, name);
+  }
+
+  Result<Object<T>> Get(std::string_view ns, std::string_view name) {
+    auto kv = ctx_.store->Get(Key(ns, name));
+    if (!kv.ok()) return MapStoreError<T>(kv.status(), name);
+    return memo_.Materialize(*kv);
+  }
+
+  Result<ObjectList<T>> List(std::string_view ns, const ListQuery& q) {
+    storage::ListOptions opts;
+    opts.prefix = CollectionPrefix(info().storage_prefix, ns);
+    if (!q.continue_token.empty()) {
+      auto token = DecodeContinueToken(q.continue_token);
+      if (!token.ok()) return token.status();
+      opts.start_key = opts.prefix + token->start;
+      opts.revision = token->revision;
+      opts.match = storage::RevisionMatch::kExact;
+    } else if (!q.resource_version.empty() && q.resource_version != "0") {
+      auto rv = ParseResourceVersion(q.resource_version);
+      if (!rv.ok()) return rv.status();
+      opts.revision = *rv;
+      opts.match = q.exact ? storage::RevisionMatch::kExact : storage::RevisionMatch::kNotOlderThan;
+    }
+    const bool filtered = !q.label.Empty() || !q.field.Empty();
+    ObjectList<T> out;
+    // Pages of the store until `limit` matching items are found, all at one snapshot.
+    while (true) {
+      opts.limit = q.limit == 0 ? 0 : std::max<size_t>(q.limit - out.items.size(), 64);
+      if (!filtered && q.limit != 0) opts.limit = q.limit - out.items.size();
+      auto page = ctx_.store->List(opts);
+      if (!page.ok()) return MapListError(page.status());
+      out.revision = page->revision;
+      size_t consumed = 0;
+      std::string next_key;
+      for (const auto& kv : page->items) {
+        if (q.limit != 0 && out.items.size() == q.limit) {
+          next_key = kv.key;
+          break;
+        }
+        ++consumed;
+        auto obj = memo_.Materialize(kv);
+        if (!obj.ok()) return obj.status();
+        if (Matches(*obj->obj, q)) out.items.push_back(std::move(*obj));
+      }
+      if (next_key.empty()) next_key = page->continue_key;
+      if (next_key.empty()) break;  // the collection is exhausted
+      if (q.limit != 0 && out.items.size() == q.limit) {
+        out.continue_token = EncodeContinueToken(
+            {page->revision, next_key.substr(std::min(next_key.size(), opts.prefix.size()))});
+        if (!filtered) {
+          out.remaining_item_count =
+              page->remaining + static_cast<int64_t>(page->items.size() - consumed);
+        }
+        break;
+      }
+      opts.start_key = next_key;
+      opts.revision = page->revision;
+      opts.match = storage::RevisionMatch::kExact;
+    }
+    return out;
+  }
+
+  Result<Object<T>> Create(std::string_view ns, T obj, const WriteOptions& wo) {
+    if (!obj.metadata.resource_version.empty()) {
+      return BadRequestError("resourceVersion should not be set on objects to be created");
+    }
+    if (namespaced() && ctx_.check_namespace) {
+      SVC_RETURN_IF_ERROR(ctx_.check_namespace(ns));
+    }
+    obj.metadata.namespace_ = namespaced() ? std::string(ns) : "";
+    const bool generated = obj.metadata.name.empty() && !obj.metadata.generate_name.empty();
+    api::validation::Default(obj);
+    api::validation::PrepareObjectMetaForCreate(obj.metadata);
+    api::validation::PrepareForCreate(obj);
+    obj.metadata.managed_fields.clear();
+    for (int attempt = 0;; ++attempt) {
+      if (generated) {
+        obj.metadata.name =
+            obj.metadata.generate_name.substr(0, 58) + svcplane::RandomNameSuffix(5);
+      }
+      auto errs = api::validation::ValidateCreate(obj);
+      if (errs.empty()) errs = api::validation::ValidateCommonCreate(obj.metadata, namespaced());
+      if (!errs.empty()) {
+        return api::validation::ToInvalidStatus(QualifiedKind<T>(), obj.metadata.name, errs);
+      }
+      obj.metadata.uid = svcplane::NewUuid();
+      obj.metadata.creation_timestamp = api::meta::Time::FromUnix(ctx_.now_micros() / 1000000);
+      FillTypeMeta(obj);
+      if (wo.dry_run) return Unstored(std::move(obj));
+      std::string key = Key(ns, obj.metadata.name);
+      auto kv = ctx_.store->Create(key, Encode(obj));
+      if (kv.ok()) return memo_.Materialize(*kv);
+      if (kv.status().code() == Code::kAlreadyExists && generated && attempt < 3) continue;
+      return MapStoreError<T>(kv.status(), obj.metadata.name);
+    }
+  }
+
+  // PUT on the main resource or a subresource. Create-on-update where upstream allows it.
+  Result<Object<T>> Update(std::string_view ns, std::string_view name, Subresource sub, T obj,
+                           const WriteOptions& wo, bool* created = nullptr) {
+    if (created) *created = false;
+    const std::string user_rv = obj.metadata.resource_version;
+    for (int attempt = 0; attempt < kMaxRetries; ++attempt) {
+      auto cur = ctx_.store->Get(Key(ns, name));
+      if (!cur.ok()) {
+        if (cur.status().code() == Code::kNotFound && Traits::kCreateOnUpdate &&
+            sub == Subresource::kNone) {
+          if (created) *created = true;
+          obj.metadata.resource_version.clear();
+          return Create(ns, std::move(obj), wo);
+        }
+        return MapStoreError<T>(cur.status(), name);
+      }
+      auto step = UpdateStep(*cur, obj, sub, !user_rv.empty(), wo);
+      if (step.ok() || step.status().code() != kRetry) return step;
+    }
+    return ConflictError(ConflictMessage<T>(name));
+  }
+
+  // PATCH: the patch is re-applied to a fresh copy after every storage conflict, so concurrent
+  // patches never conflict unless the patch itself pins a resourceVersion.
+  Result<Object<T>> Patch(std::string_view ns, std::string_view name, Subresource sub,
+                          std::string_view content_type, std::string_view body,
+                          const WriteOptions& wo) {
+    for (int attempt = 0; attempt < kMaxRetries; ++attempt) {
+      auto cur = ctx_.store->Get(Key(ns, name));
+      if (!cur.ok()) return MapStoreError<T>(cur.status(), name);
+      auto current = memo_.Materialize(*cur);
+      if (!current.ok()) return current.status();
+      auto patched = ctx_.apply_patch(content_type, info().kind, *current->json, body);
+      if (!patched.ok()) return patched.status();
+      auto decoded = api::codec::DecodeJson<T>(*patched);
+      if (!decoded.ok()) {
+        return BadRequestError(std::string(info().kind) + " in version \"" +
+                               std::string(info().version) + "\" cannot be handled as a " +
+                               std::string(info().kind) + ": " + decoded.status().message());
+      }
+      bool pinned = decoded->metadata.resource_version != current->obj->metadata.resource_version;
+      auto step = UpdateStep(*cur, std::move(*decoded), sub, pinned, wo);
+      if (step.ok() || step.status().code() != kRetry) return step;
+    }
+    return ConflictError(ConflictMessage<T>(name));
+  }
+
+  Result<DeleteResult<T>> Delete(std::string_view ns, std::string_view name,
+                                 const DeleteOptions& opts) {
+    for (int attempt = 0; attempt < kMaxRetries; ++attempt) {
+      auto cur = ctx_.store->Get(Key(ns, name));
+      if (!cur.ok()) return MapStoreError<T>(cur.status(), name);
+      auto current = memo_.Materialize(*cur);
+      if (!current.ok()) return current.status();
+      const T& old = *current->obj;
+      if (opts.precondition_uid && *opts.precondition_uid != old.metadata.uid) {
+        return ConflictError("Precondition failed: UID in precondition: " + *opts.precondition_uid +
+                             ", UID in object meta: " + old.metadata.uid);
+      }
+      if (opts.precondition_resource_version &&
+          *opts.precondition_resource_version != old.metadata.resource_version) {
+        return ConflictError("Precondition failed: ResourceVersion in precondition: " +
+                             *opts.precondition_resource_version +
+                             ", ResourceVersion in object meta: " + old.metadata.resource_version);
+      }
+      auto step = DeleteStep(*cur, *current, opts);
+      if (step.ok() || step.status().code() != kRetry) return step;
+    }
+    return ConflictError(ConflictMessage<T>(name));
+  }
+
+  // Starts a watch of the collection (`ns` empty: all namespaces). RV "" or "0": the current
+  // state as ADDED events first. Otherwise events after that revision; Gone if compacted.
+  Result<std::unique_ptr<TypedWatch<T>>> Watch(std::string_view ns, const ListQuery& q,
+                                               storage::WatchOptions wopts) {
+    std::string prefix = CollectionPrefix(info().storage_prefix, ns);
+    std::vector<WatchItem<T>> initial;
+    storage::Revision from = 0;
+    if (q.resource_version.empty() || q.resource_version == "0") {
+      ListQuery lq = q;
+      lq.limit = 0;
+      lq.continue_token.clear();
+      auto list = List(ns, lq);
+      if (!list.ok()) return list.status();
+      from = list->revision;
+      for (auto& o : list->items) initial.push_back({WatchEventType::kAdded, std::move(o)});
+    } else {
+      auto rv = ParseResourceVersion(q.resource_version);
+      if (!rv.ok()) return rv.status();
+      from = *rv;
+    }
+    auto stream = ctx_.store->Watch(prefix, from, wopts);
+    if (!stream.ok()) {
+      if (stream.status().code() == Code::kGone) {
+        return GoneError("too old resource version: " + std::to_string(from) + " (" +
+                         std::to_string(ctx_.store->CompactedRevision()) + ")");
+      }
+      return stream.status();
+    }
+    std::function<bool(const T&)> predicate;
+    if (!q.label.Empty() || !q.field.Empty()) {
+      predicate = [q](const T& obj) { return Matches(obj, q); };
+    }
+    return std::make_unique<TypedWatch<T>>(std::move(*stream), &memo_, std::move(predicate),
+                                           std::move(initial), from);
+  }
+
+  static bool Matches(const T& obj, const ListQuery& q) {
+    if (!q.label.Empty() && !q.label.Matches(obj.metadata.labels)) return false;
+    if (!q.field.Empty()) {
+      return q.field.MatchesWith([&](std::string_view f) { return Traits::FieldValue(obj, f); });
+    }
+    return true;
+  }
+
+  storage::Store& store() { return *ctx_.store; }
+  ObjectMemo<T>& memo() { return memo_; }
+
+ private:
+  // A storage conflict on a write that did not pin a resourceVersion: read again and retry.
+  static constexpr Code kRetry = Code::kAborted;
+
+  static void FillTypeMeta(T& obj) {
+    obj.kind = std::string(InfoOf<T>().kind);
+    obj.api_version = InfoOf<T>().GroupVersion();
+  }
+
+  static std::shared_ptr<const std::string> Encode(T obj) {
+    obj.metadata.resource_version.clear();
+    FillTypeMeta(obj);
+    return std::make_shared<const std::string>(api::codec::EncodeJson(obj));
+  }
+
+  Object<T> Unstored(T obj) {
+    auto json = std::make_shared<const std::string>(api::codec::EncodeJson(obj));
+    return Object<T>{std::make_shared<const T>(std::move(obj)), std::move(json), 0};
+  }
+
+  Status MapListError(const Status& st) {
+    if (st.code() == Code::kGone) {
+      return GoneError(
+          "The provided continue parameter is too old to display a consistent list result. You "
+          "can start a new list without the continue parameter, or use the continue token in "
+          "this response to retrieve the remainder of the results. Continuing with the provided "
+          "token results in an inconsistent list - objects that were created, modified, or "
+          "deleted between the time the first chunk was returned and now may show up in the "
+          "list.");
+    }
+    return st;
+  }
+
+  // One attempt of GuaranteedUpdate against the state `cur`.
+  Result<Object<T>> UpdateStep(const storage::KeyValue& cur, T n, Subresource sub, bool pinned,
+                               const WriteOptions& wo) {
+    auto current = memo_.Materialize(cur);
+    if (!current.ok()) return current.status();
+    const T& old = *current->obj;
+    if (pinned && n.metadata.resource_version != old.metadata.resource_version) {
+      return ConflictError(ConflictMessage<T>(old.metadata.name));
+    }
+    if (!n.metadata.name.empty() && n.metadata.name != old.metadata.name) {
+      return BadRequestError("the name of the object (" + n.metadata.name +
+                             ") does not match the name on the URL (" + old.metadata.name + ")");
+    }
+    n.metadata.name = old.metadata.name;
+    n.metadata.namespace_ = old.metadata.namespace_;
+    n.metadata.managed_fields.clear();
+    n.metadata.resource_version = old.metadata.resource_version;
+    api::validation::Default(n);
+    api::validation::FieldErrorList errs = PrepareAndValidate(n, old, sub);
+    if (!errs.empty())
+      return api::validation::ToInvalidStatus(QualifiedKind<T>(), n.metadata.name, errs);
+    FillTypeMeta(n);
+    auto bytes = Encode(n);
+    if (*bytes == *cur.value) return *current;  // a no-op write: same RV, no event
+    if (n.metadata.deletion_timestamp && n.metadata.finalizers.empty() &&
+        n.metadata.deletion_grace_period_seconds.value_or(0) == 0) {
+      // The last finalizer is gone from an object being deleted: delete it now.
+      if (wo.dry_run) return Unstored(std::move(n));
+      auto del = ctx_.store->Delete(cur.key, cur.mod_revision);
+      if (!del.ok()) return RetryOrMap(del.status(), pinned, n.metadata.name);
+      memo_.Forget(cur.key);
+      storage::KeyValue last = *del;
+      last.value = bytes;
+      return memo_.Materialize(last);
+    }
+    if (wo.dry_run) return Unstored(std::move(n));
+    auto kv = ctx_.store->Update(cur.key, bytes, cur.mod_revision);
+    if (!kv.ok()) return RetryOrMap(kv.status(), pinned, n.metadata.name);
+    return memo_.Materialize(*kv);
+  }
+
+  api::validation::FieldErrorList PrepareAndValidate(T& n, const T& old, Subresource sub) {
+    namespace v = api::validation;
+    v::FieldErrorList errs = v::ValidateCommonUpdate(n.metadata, old.metadata, namespaced());
+    v::FieldErrorList kind_errs;
+    if constexpr (std::is_same_v<T, api::core::v1::Namespace>) {
+      if (sub == Subresource::kFinalize) {
+        v::PrepareForFinalizeUpdate(n, old);
+        kind_errs = v::ValidateFinalizeUpdate(n, old);
+      } else if (sub == Subresource::kStatus) {
+        v::PrepareForStatusUpdate(n, old);
+        kind_errs = v::ValidateStatusUpdate(n, old);
+      } else {
+        v::PrepareForUpdate(n, old);
+        kind_errs = v::ValidateUpdate(n, old);
+      }
+    } else if constexpr (Traits::kHasStatus) {
+      if (sub == Subresource::kStatus) {
+        v::PrepareForStatusUpdate(n, old);
+        kind_errs = v::ValidateStatusUpdate(n, old);
+      } else {
+        v::PrepareForUpdate(n, old);
+        kind_errs = v::ValidateUpdate(n, old);
+      }
+    } else {
+      v::PrepareForUpdate(n, old);
+      kind_errs = v::ValidateUpdate(n, old);
+    }
+    errs.insert(errs.end(), kind_errs.begin(), kind_errs.end());
+    return errs;
+  }
+
+  Status RetryOrMap(const Status& st, bool pinned, std::string_view name) {
+    if ((st.code() == Code::kConflict || st.code() == Code::kNotFound) && !pinned) {
+      return Status(kRetry, "retry");
+    }
+    if (st.code() == Code::kConflict) return ConflictError(ConflictMessage<T>(name));
+    return MapStoreError<T>(st, name);
+  }
+
+  Result<DeleteResult<T>> DeleteStep(const storage::KeyValue& cur, const Object<T>& current,
+                                     const DeleteOptions& opts) {
+    const T& old = *current.obj;
+    T n = old;
+    const int64_t now = ctx_.now_micros() / 1000000;
+    bool changed = false;
+    auto add_finalizer = [&](std::string_view f) {
+      if (std::find(n.metadata.finalizers.begin(), n.metadata.finalizers.end(), f) ==
+          n.metadata.finalizers.end()) {
+        n.metadata.finalizers.emplace_back(f);
+        changed = true;
+      }
+    };
+    if constexpr (std::is_same_v<T, api::core::v1::Namespace>) {
+      // Namespaces always go through Terminating; the namespace controller empties them.
+      if (n.metadata.deletion_timestamp) {
+        if (!n.spec.finalizers.empty()) {
+          return ConflictError(
+              "Operation cannot be fulfilled on namespaces \"" + n.metadata.name +
+              "\": The system is ensuring all content is removed from this namespace.  Upon "
+              "completion, this namespace will automatically be purged by the system.");
+        }
+      } else {
+        n.metadata.deletion_timestamp = api::meta::Time::FromUnix(now);
+        n.metadata.deletion_grace_period_seconds = 0;
+        n.status.phase = "Terminating";
+        changed = true;
+      }
+    }
+    const bool orphan = opts.propagation_policy == "Orphan" ||
+                        (opts.orphan_dependents.value_or(false) && opts.propagation_policy.empty());
+    if (orphan) add_finalizer("orphan");
+    if (opts.propagation_policy == "Foreground") add_finalizer("foregroundDeletion");
+
+    std::optional<int64_t> grace;  // pods: graceful deletion
+    if constexpr (std::is_same_v<T, api::core::v1::Pod>) {
+      int64_t g = opts.grace_period_seconds.value_or(
+          old.spec.termination_grace_period_seconds.value_or(30));
+      if (g < 0) g = 1;
+      if (old.spec.node_name.empty() || old.status.phase == "Succeeded" ||
+          old.status.phase == "Failed") {
+        g = 0;
+      }
+      if (old.metadata.deletion_timestamp && old.metadata.deletion_grace_period_seconds) {
+        g = std::min(g, *old.metadata.deletion_grace_period_seconds);  // may only shorten
+      }
+      if (g > 0) grace = g;
+      if (g > 0 && (!old.metadata.deletion_grace_period_seconds ||
+                    *old.metadata.deletion_grace_period_seconds != g)) {
+        n.metadata.deletion_timestamp = api::meta::Time::FromUnix(now + g);
+        n.metadata.deletion_grace_period_seconds = g;
+        changed = true;
+      } else if (g == 0 && old.metadata.deletion_grace_period_seconds.value_or(0) != 0) {
+        n.metadata.deletion_grace_period_seconds = 0;
+        changed = true;
+      }
+    }
+    const bool defer = !n.metadata.finalizers.empty() || grace.has_value();
+    if constexpr (std::is_same_v<T, api::core::v1::Namespace>) {
+      if (!n.spec.finalizers.empty() || !n.metadata.finalizers.empty()) {
+        return WriteDeferred(cur, current, std::move(n), changed, opts);
+      }
+    }
+    if (defer) {
+      if (!n.metadata.deletion_timestamp) {
+        n.metadata.deletion_timestamp = api::meta::Time::FromUnix(now);
+        n.metadata.deletion_grace_period_seconds = 0;
+        changed = true;
+      }
+      return WriteDeferred(cur, current, std::move(n), changed, opts);
+    }
+    if (opts.dry_run) return DeleteResult<T>{current, true};
+    auto del = ctx_.store->Delete(cur.key, cur.mod_revision);
+    if (!del.ok()) {
+      if (del.status().code() == Code::kConflict) return Status(kRetry, "retry");
+      return MapStoreError<T>(del.status(), old.metadata.name);
+    }
+    memo_.Forget(cur.key);
+    auto last = memo_.Materialize(*del);
+    if (!last.ok()) return last.status();
+    return DeleteResult<T>{std::move(*last), true};
+  }
+
+  Result<DeleteResult<T>> WriteDeferred(const storage::KeyValue& cur, const Object<T>& current, T n,
+                                        bool changed, const DeleteOptions& opts) {
+    if (!changed || opts.dry_run) return DeleteResult<T>{current, false};
+    auto kv = ctx_.store->Update(cur.key, Encode(n), cur.mod_revision);
+    if (!kv.ok()) {
+      if (kv.status().code() == Code::kConflict) return Status(kRetry, "retry");
+      return MapStoreError<T>(kv.status(), n.metadata.name);
+    }
+    auto obj = memo_.Materialize(*kv);
+    if (!obj.ok()) return obj.status();
+    return DeleteResult<T>{std::move(*obj), false};
+  }
+
+  RegistryContext ctx_;
+  ObjectMemo<T> memo_;
+};
+
+}  // namespace svcplane::apiserver::registry

@@ -1,0 +1,327 @@
+#include "apiserver/registry/registry.h"
+
+#include <gtest/gtest.h>
+
+#include "storage/memory/memory_store.h"
+
+namespace svcplane::apiserver::registry {
+namespace {
+
+using api::core::v1::Namespace;
+using api::core::v1::Pod;
+using api::core::v1::Service;
+
+class RegistryTest : public ::testing::Test {
+ protected:
+  RegistryContext Ctx() {
+    RegistryContext ctx;
+    ctx.store = &store_;
+    ctx.now_micros = [this] { return now_; };
+    ctx.check_namespace = [this](std::string_view ns) -> Status {
+      if (ns == "missing") return NotFoundError("namespaces \"missing\" not found");
+      return Status::Ok();
+    };
+    return ctx;
+  }
+
+  static Service MakeService(std::string name, int port = 80) {
+    Service s;
+    s.metadata.name = std::move(name);
+    s.metadata.labels["app"] = "web";
+    s.spec.selector["app"] = "web";
+    s.spec.cluster_ip = "10.96.0.10";
+    s.spec.ports.push_back({.name = "http", .port = port});
+    return s;
+  }
+
+  static Pod MakePod(std::string name, std::string app = "web") {
+    Pod p;
+    p.metadata.name = std::move(name);
+    p.metadata.labels["app"] = std::move(app);
+    p.spec.containers.push_back({.name = "c", .image = "nginx:1.25"});
+    return p;
+  }
+
+  storage::memory::MemoryStore store_;
+  int64_t now_ = 1714557600'000000;
+};
+
+TEST_F(RegistryTest, CreateFillsServerFieldsAndDefaults) {
+  Registry<Service> services(Ctx());
+  auto created = services.Create("default", MakeService("web"), {});
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  const Service& s = *created->obj;
+  EXPECT_EQ(s.kind, "Service");
+  EXPECT_EQ(s.api_version, "v1");
+  EXPECT_EQ(s.metadata.namespace_, "default");
+  EXPECT_EQ(s.metadata.uid.size(), 36u);
+  EXPECT_EQ(s.metadata.creation_timestamp.unix_seconds, 1714557600);
+  EXPECT_EQ(s.metadata.resource_version, std::to_string(created->revision));
+  EXPECT_EQ(s.spec.type, "ClusterIP");         // defaulted
+  EXPECT_EQ(s.spec.ports[0].protocol, "TCP");  // defaulted
+  EXPECT_NE(created->json->find("\"resourceVersion\":\"" + s.metadata.resource_version + "\""),
+            std::string::npos);
+  auto got = services.Get("default", "web");
+  ASSERT_TRUE(got.ok());
+  EXPECT_EQ(*got->json, *created->json);
+}
+
+TEST_F(RegistryTest, CreateErrors) {
+  Registry<Service> services(Ctx());
+  ASSERT_TRUE(services.Create("default", MakeService("web"), {}).ok());
+  auto dup = services.Create("default", MakeService("web"), {});
+  ASSERT_EQ(dup.status().code(), Code::kAlreadyExists);
+  EXPECT_EQ(dup.status().message(), "services \"web\" already exists");
+
+  auto invalid = services.Create("default", MakeService("1web"), {});
+  ASSERT_EQ(invalid.status().code(), Code::kInvalid);
+  EXPECT_NE(invalid.status().message().find("Service \"1web\" is invalid: metadata.name"),
+            std::string::npos);
+  ASSERT_FALSE(invalid.status().causes().empty());
+  EXPECT_EQ(invalid.status().causes()[0].field, "metadata.name");
+
+  auto missing_ns = services.Create("missing", MakeService("web"), {});
+  EXPECT_EQ(missing_ns.status().code(), Code::kNotFound);
+
+  Service with_rv = MakeService("x");
+  with_rv.metadata.resource_version = "5";
+  EXPECT_EQ(services.Create("default", with_rv, {}).status().code(), Code::kBadRequest);
+  // Nothing half-written: only "web" exists.
+  auto list = services.List("default", {});
+  ASSERT_TRUE(list.ok());
+  EXPECT_EQ(list->items.size(), 1u);
+}
+
+TEST_F(RegistryTest, GenerateNameAndDryRun) {
+  Registry<Pod> pods(Ctx());
+  Pod p = MakePod("");
+  p.metadata.generate_name = "web-";
+  auto a = pods.Create("default", p, {});
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  EXPECT_EQ(a->obj->metadata.name.size(), 9u);
+  EXPECT_EQ(a->obj->metadata.name.substr(0, 4), "web-");
+  EXPECT_EQ(a->obj->status.phase, "Pending");
+  auto dry = pods.Create("default", MakePod("dry"), {.dry_run = true});
+  ASSERT_TRUE(dry.ok());
+  EXPECT_EQ(pods.Get("default", "dry").status().code(), Code::kNotFound);
+}
+
+TEST_F(RegistryTest, UpdateConflictsOnStaleResourceVersionAndSkipsNoOps) {
+  Registry<Service> services(Ctx());
+  auto created = services.Create("default", MakeService("web"), {});
+  ASSERT_TRUE(created.ok());
+  Service edit = *created->obj;
+  edit.metadata.labels["tier"] = "fe";
+  auto updated = services.Update("default", "web", Subresource::kNone, edit, {});
+  ASSERT_TRUE(updated.ok()) << updated.status().ToString();
+  EXPECT_GT(updated->revision, created->revision);
+
+  // The same stale RV again: 409 with upstream's message.
+  auto stale = services.Update("default", "web", Subresource::kNone, edit, {});
+  ASSERT_EQ(stale.status().code(), Code::kConflict);
+  EXPECT_EQ(stale.status().message(),
+            "Operation cannot be fulfilled on services \"web\": the object has been modified; "
+            "please apply your changes to the latest version and try again");
+
+  // Identical content: same RV, no new revision.
+  Service same = *updated->obj;
+  auto noop = services.Update("default", "web", Subresource::kNone, same, {});
+  ASSERT_TRUE(noop.ok());
+  EXPECT_EQ(noop->revision, updated->revision);
+  EXPECT_EQ(store_.CurrentRevision(), updated->revision);
+
+  // Immutable clusterIP.
+  Service ip = *updated->obj;
+  ip.spec.cluster_ip = "10.96.0.99";
+  ip.spec.cluster_ips = {"10.96.0.99"};
+  auto immutable = services.Update("default", "web", Subresource::kNone, ip, {});
+  ASSERT_EQ(immutable.status().code(), Code::kInvalid);
+  EXPECT_NE(immutable.status().message().find("spec.clusterIPs[0]: Invalid value"),
+            std::string::npos)
+      << immutable.status().message();
+}
+
+TEST_F(RegistryTest, StatusSubresourceKeepsSpecAndMainKeepsStatus) {
+  Registry<Pod> pods(Ctx());
+  auto created = pods.Create("default", MakePod("p"), {});
+  ASSERT_TRUE(created.ok());
+  Pod st = *created->obj;
+  st.status.phase = "Running";
+  st.status.pod_ip = "10.244.0.5";
+  st.spec.containers[0].image = "ignored:2";
+  auto after_status = pods.Update("default", "p", Subresource::kStatus, st, {});
+  ASSERT_TRUE(after_status.ok()) << after_status.status().ToString();
+  EXPECT_EQ(after_status->obj->status.phase, "Running");
+  EXPECT_EQ(after_status->obj->spec.containers[0].image, "nginx:1.25");
+
+  Pod main = *after_status->obj;
+  main.status.phase = "Failed";
+  main.metadata.labels["x"] = "y";
+  auto after_main = pods.Update("default", "p", Subresource::kNone, main, {});
+  ASSERT_TRUE(after_main.ok()) << after_main.status().ToString();
+  EXPECT_EQ(after_main->obj->status.phase, "Running");
+  EXPECT_EQ(after_main->obj->metadata.labels.at("x"), "y");
+}
+
+TEST_F(RegistryTest, CreateOnUpdateOnlyWhereUpstreamAllowsIt) {
+  Registry<Service> services(Ctx());
+  bool created = false;
+  auto svc =
+      services.Update("default", "web", Subresource::kNone, MakeService("web"), {}, &created);
+  ASSERT_TRUE(svc.ok()) << svc.status().ToString();
+  EXPECT_TRUE(created);
+  Registry<Pod> pods(Ctx());
+  auto pod = pods.Update("default", "p", Subresource::kNone, MakePod("p"), {});
+  EXPECT_EQ(pod.status().code(), Code::kNotFound);
+  EXPECT_EQ(pod.status().message(), "pods \"p\" not found");
+}
+
+TEST_F(RegistryTest, ListWithSelectorsAndPagination) {
+  Registry<Pod> pods(Ctx());
+  for (int i = 0; i < 5; ++i) {
+    ASSERT_TRUE(
+        pods.Create("default", MakePod("p" + std::to_string(i), i % 2 ? "a" : "b"), {}).ok());
+  }
+  ASSERT_TRUE(pods.Create("other", MakePod("q"), {}).ok());
+  ListQuery q;
+  q.label = *api::selectors::ParseLabelSelector("app=a");
+  auto a = pods.List("default", q);
+  ASSERT_TRUE(a.ok());
+  ASSERT_EQ(a->items.size(), 2u);
+  EXPECT_EQ(a->items[0].obj->metadata.name, "p1");
+
+  auto all = pods.List("", {});
+  ASSERT_TRUE(all.ok());
+  EXPECT_EQ(all->items.size(), 6u);
+
+  ListQuery page;
+  page.limit = 2;
+  auto p1 = pods.List("default", page);
+  ASSERT_TRUE(p1.ok());
+  ASSERT_EQ(p1->items.size(), 2u);
+  ASSERT_FALSE(p1->continue_token.empty());
+  EXPECT_EQ(p1->remaining_item_count, 3);
+  // Writes between pages do not show: the pages are one snapshot.
+  ASSERT_TRUE(pods.Delete("default", "p4", {}).ok());
+  page.continue_token = p1->continue_token;
+  auto p2 = pods.List("default", page);
+  ASSERT_TRUE(p2.ok());
+  EXPECT_EQ(p2->revision, p1->revision);
+  page.continue_token = p2->continue_token;
+  auto p3 = pods.List("default", page);
+  ASSERT_TRUE(p3.ok());
+  EXPECT_EQ(p3->items.size(), 1u);
+  EXPECT_EQ(p3->items[0].obj->metadata.name, "p4");
+  EXPECT_TRUE(p3->continue_token.empty());
+
+  ListQuery field;
+  field.field = *api::selectors::ParseFieldSelector("metadata.name=p2");
+  auto one = pods.List("default", field);
+  ASSERT_TRUE(one.ok());
+  ASSERT_EQ(one->items.size(), 1u);
+}
+
+TEST_F(RegistryTest, DeleteWithFinalizersIsDeferredUntilTheyAreRemoved) {
+  Registry<Service> services(Ctx());
+  Service s = MakeService("web");
+  s.metadata.finalizers = {"example.com/hold"};
+  ASSERT_TRUE(services.Create("default", s, {}).ok());
+  auto del = services.Delete("default", "web", {});
+  ASSERT_TRUE(del.ok()) << del.status().ToString();
+  EXPECT_FALSE(del->deleted);
+  ASSERT_TRUE(del->object.obj->metadata.deletion_timestamp.has_value());
+  Service release = *del->object.obj;
+  release.metadata.finalizers.clear();
+  auto gone = services.Update("default", "web", Subresource::kNone, release, {});
+  ASSERT_TRUE(gone.ok()) << gone.status().ToString();
+  EXPECT_EQ(services.Get("default", "web").status().code(), Code::kNotFound);
+}
+
+TEST_F(RegistryTest, DeletePreconditionsAndPodGrace) {
+  Registry<Pod> pods(Ctx());
+  Pod p = MakePod("p");
+  p.spec.node_name = "n1";
+  auto created = pods.Create("default", p, {});
+  ASSERT_TRUE(created.ok());
+  DeleteOptions wrong_uid;
+  wrong_uid.precondition_uid = "nope";
+  EXPECT_EQ(pods.Delete("default", "p", wrong_uid).status().code(), Code::kConflict);
+  auto graceful = pods.Delete("default", "p", {});
+  ASSERT_TRUE(graceful.ok());
+  EXPECT_FALSE(graceful->deleted);
+  EXPECT_EQ(graceful->object.obj->metadata.deletion_timestamp->unix_seconds, 1714557600 + 30);
+  DeleteOptions now;
+  now.grace_period_seconds = 0;
+  auto forced = pods.Delete("default", "p", now);
+  ASSERT_TRUE(forced.ok()) << forced.status().ToString();
+  EXPECT_TRUE(forced->deleted);
+  EXPECT_EQ(pods.Get("default", "p").status().code(), Code::kNotFound);
+}
+
+TEST_F(RegistryTest, NamespaceDeletionGoesThroughTerminating) {
+  Registry<Namespace> namespaces(Ctx());
+  Namespace ns;
+  ns.metadata.name = "team-a";
+  auto created = namespaces.Create("", ns, {});
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  EXPECT_EQ(created->obj->spec.finalizers, std::vector<std::string>{"kubernetes"});
+  EXPECT_EQ(created->obj->metadata.labels.at("kubernetes.io/metadata.name"), "team-a");
+  auto first = namespaces.Delete("", "team-a", {});
+  ASSERT_TRUE(first.ok());
+  EXPECT_FALSE(first->deleted);
+  EXPECT_EQ(first->object.obj->status.phase, "Terminating");
+  auto second = namespaces.Delete("", "team-a", {});
+  ASSERT_EQ(second.status().code(), Code::kConflict);
+  EXPECT_NE(second.status().message().find("ensuring all content is removed"), std::string::npos);
+  Namespace fin = *first->object.obj;
+  fin.spec.finalizers.clear();
+  auto done = namespaces.Update("", "team-a", Subresource::kFinalize, fin, {});
+  ASSERT_TRUE(done.ok()) << done.status().ToString();
+  EXPECT_EQ(namespaces.Get("", "team-a").status().code(), Code::kNotFound);
+}
+
+TEST_F(RegistryTest, WatchDeliversSelectorTransitions) {
+  Registry<Pod> pods(Ctx());
+  ASSERT_TRUE(pods.Create("default", MakePod("p", "a"), {}).ok());
+  ListQuery q;
+  q.label = *api::selectors::ParseLabelSelector("app=a");
+  q.resource_version = std::to_string(store_.CurrentRevision());
+  auto w = pods.Watch("default", q, {});
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  auto cur = pods.Get("default", "p");
+  Pod relabel = *cur->obj;
+  relabel.metadata.labels["app"] = "b";
+  auto moved = pods.Update("default", "p", Subresource::kNone, relabel, {});
+  ASSERT_TRUE(moved.ok());
+  ASSERT_TRUE(pods.Create("default", MakePod("q", "a"), {}).ok());
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  std::vector<WatchItem<Pod>> got;
+  while (got.size() < 2 && std::chrono::steady_clock::now() < deadline) {
+    auto batch = (*w)->Next(10, deadline);
+    ASSERT_TRUE(batch.ok());
+    for (auto& item : *batch) got.push_back(std::move(item));
+  }
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_EQ(got[0].type, WatchEventType::kDeleted);
+  EXPECT_EQ(got[0].object.obj->metadata.labels.at("app"), "a");  // last matching state
+  EXPECT_EQ(got[0].object.revision, moved->revision);            // at the new revision
+  EXPECT_EQ(got[1].type, WatchEventType::kAdded);
+  EXPECT_EQ(got[1].object.obj->metadata.name, "q");
+}
+
+TEST_F(RegistryTest, WatchFromZeroStartsWithTheCurrentState) {
+  Registry<Pod> pods(Ctx());
+  ASSERT_TRUE(pods.Create("default", MakePod("a"), {}).ok());
+  ASSERT_TRUE(pods.Create("default", MakePod("b"), {}).ok());
+  ListQuery q;
+  q.resource_version = "0";
+  auto w = pods.Watch("default", q, {});
+  ASSERT_TRUE(w.ok());
+  auto first = (*w)->Poll(10);
+  ASSERT_TRUE(first.ok());
+  ASSERT_EQ(first->size(), 2u);
+  EXPECT_EQ((*first)[0].type, WatchEventType::kAdded);
+}
+
+}  // namespace
+}  // namespace svcplane::apiserver::registry

@@ -1,0 +1,90 @@
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "api/selectors/field_selector.h"
+#include "api/selectors/label_selector.h"
+#include "base/result.h"
+#include "storage/store.h"
+
+namespace svcplane::apiserver::registry {
+
+// A stored object as readers get it: the typed value and its JSON, both with
+// metadata.resourceVersion set, shared read-only between every reader.
+template <typename T>
+struct Object {
+  std::shared_ptr<const T> obj;
+  std::shared_ptr<const std::string> json;
+  storage::Revision revision = 0;
+};
+
+template <typename T>
+struct ObjectList {
+  std::vector<Object<T>> items;
+  storage::Revision revision = 0;  // the snapshot the list was read at
+  std::string continue_token;
+  std::optional<int64_t> remaining_item_count;
+};
+
+// A parsed and validated list/watch request (the REST layer does the parsing).
+struct ListQuery {
+  api::selectors::LabelSelector label;  // empty: everything
+  api::selectors::FieldSelector field;  // empty: everything
+  size_t limit = 0;                     // 0: no limit
+  std::string continue_token;
+  std::string resource_version;  // "" (consistent), "0" (any) or a revision
+  bool exact = false;            // resourceVersionMatch=Exact
+};
+
+enum class Subresource { kNone, kStatus, kFinalize };
+
+struct WriteOptions {
+  bool dry_run = false;
+};
+
+struct DeleteOptions {
+  std::optional<int64_t> grace_period_seconds;
+  std::string propagation_policy;  // "", "Orphan", "Background", "Foreground"
+  std::optional<bool> orphan_dependents;
+  std::optional<std::string> precondition_uid;
+  std::optional<std::string> precondition_resource_version;
+  bool dry_run = false;
+};
+
+template <typename T>
+struct DeleteResult {
+  Object<T> object;      // the last state (deleted) or the state with deletionTimestamp (deferred)
+  bool deleted = false;  // false: deletion deferred (finalizers, graceful pod deletion)
+};
+
+enum class WatchEventType { kAdded, kModified, kDeleted };
+std::string_view WatchEventTypeName(WatchEventType type);
+
+template <typename T>
+struct WatchItem {
+  WatchEventType type;
+  Object<T> object;
+};
+
+// What a registry needs from the rest of the server.
+struct RegistryContext {
+  storage::Store* store = nullptr;
+  // Wall-clock time for creationTimestamp/deletionTimestamp, in Unix microseconds.
+  std::function<int64_t()> now_micros;
+  // OK if objects may be created in `ns`; NotFound if it does not exist, Forbidden if it is
+  // terminating. Unset: every namespace is fine (tests).
+  std::function<Status(std::string_view ns)> check_namespace;
+  // Applies a PATCH body of the given Content-Type to the current object's JSON, returning the
+  // patched JSON. Errors carry their final code (400, 415, 422...).
+  std::function<Result<std::string>(std::string_view content_type, std::string_view kind,
+                                    std::string_view current_json, std::string_view patch)>
+      apply_patch;
+};
+
+}  // namespace svcplane::apiserver::registry
