@@ -327,10 +327,13 @@ int main(int argc, char** argv) {
   }
 
   std::printf("%-44s %14s %14s %8s\n", "benchmark", "svcplane", "etcd 3.4", "ratio");
+  // The ratio is always "how many times better than etcd": throughput ours/theirs, latency
+  // theirs/ours.
   auto row = [](const std::string& name, double ours, double theirs, const char* unit) {
+    const bool latency = std::string_view(unit) == "ms";
     if (theirs > 0) {
-      std::printf("%-44s %11.0f %s %11.0f %s %7.2fx\n", name.c_str(), ours, unit, theirs, unit,
-                  ours / theirs);
+      std::printf("%-44s %11.1f %s %11.1f %s %7.1fx\n", name.c_str(), ours, unit, theirs, unit,
+                  latency ? theirs / ours : ours / theirs);
     } else {
       std::printf("%-44s %11.1f %s %14s\n", name.c_str(), ours, unit, "-");
     }

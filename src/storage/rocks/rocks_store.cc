@@ -45,7 +45,7 @@ class SpdLogger final : public rocksdb::Logger {
   }
 };
 
-rocksdb::Options DbOptions() {
+rocksdb::Options DbOptions(const RocksStoreOptions& options) {
   rocksdb::Options o;
   o.info_log = std::make_shared<SpdLogger>();
   o.paranoid_checks = true;
@@ -53,7 +53,7 @@ rocksdb::Options DbOptions() {
   // those were synced); anything damaged before the tail is corruption and fails the open.
   o.wal_recovery_mode = rocksdb::WALRecoveryMode::kTolerateCorruptedTailRecords;
   o.max_background_jobs = 2;
-  o.write_buffer_size = 64 << 20;
+  o.write_buffer_size = options.memtable_bytes;
   o.keep_log_file_num = 3;
   o.info_log_level = rocksdb::InfoLogLevel::WARN_LEVEL;
   return o;
@@ -85,7 +85,7 @@ Result<bool> CheckFolder(const std::string& path) {
 Result<std::unique_ptr<RocksStore>> RocksStore::Open(RocksStoreOptions options) {
   auto has_db = CheckFolder(options.path);
   if (!has_db.ok()) return has_db.status();
-  rocksdb::Options db_options = DbOptions();
+  rocksdb::Options db_options = DbOptions(options);
   db_options.create_if_missing = !*has_db;
   db_options.error_if_exists = !*has_db;
   rocksdb::DB* raw = nullptr;
@@ -115,6 +115,7 @@ Result<std::unique_ptr<RocksStore>> RocksStore::Open(RocksStoreOptions options) 
     return StartError(store->options_.path, loaded.message());
   }
   store->committer_ = std::thread([s = store.get()] { s->CommitLoop(); });
+  store->compactor_ = std::thread([s = store.get()] { s->CompactLoop(); });
   return store;
 }
 
@@ -177,7 +178,7 @@ Status RocksStore::Load() {
     return InternalError("watch history ends at " + std::to_string(expect - 1) +
                          " but the current revision is " + std::to_string(current));
   }
-  persisted_compacted_ = compacted;
+  persisted_compacted_.store(compacted);
   map_.Reset(std::move(live), std::move(history), current, compacted,
              UnavailableError("store reloaded"));
   return Status::Ok();
@@ -190,11 +191,44 @@ void RocksStore::Close() {
     closing_ = true;
   }
   cv_.notify_all();
+  compact_cv_.notify_all();
   if (committer_.joinable()) committer_.join();
+  if (compactor_.joinable()) compactor_.join();
   if (db_) {
     db_->Close().PermitUncheckedError();
     db_.reset();
   }
+}
+
+// Deleted history stays on disk as range tombstones until compaction meets them; compacting
+// just that key range every interval keeps the folder from growing under churn.
+void RocksStore::CompactLoop() {
+  Revision done = persisted_compacted_.load();
+  std::unique_lock lock(mu_);
+  while (!closing_) {
+    compact_cv_.wait_for(lock, options_.compaction_interval);
+    if (closing_) break;
+    const Revision upto = persisted_compacted_.load();
+    if (upto <= done) continue;
+    lock.unlock();
+    const std::string begin(kHistoryPrefix), end = HistoryKey(upto + 1);
+    const rocksdb::Slice b(begin), e(end);
+    rocksdb::CompactRangeOptions o;
+    o.bottommost_level_compaction = rocksdb::BottommostLevelCompaction::kForce;
+    rocksdb::Status s = db_->CompactRange(o, &b, &e);
+    if (!s.ok()) spdlog::warn("rocks store: history compaction failed: {}", s.ToString());
+    done = upto;
+    lock.lock();
+  }
+}
+
+uint64_t RocksStore::DiskBytesForTest() {
+  uint64_t total = 0;
+  for (auto& e : fs::directory_iterator(options_.path)) {
+    const auto ext = e.path().extension();
+    if (ext == ".sst" || ext == ".log") total += e.file_size();
+  }
+  return total;
 }
 
 Status RocksStore::FlushForTest() {
@@ -326,8 +360,9 @@ void RocksStore::CommitGroup(std::deque<Pending>& group) {
   // batch that records the new compacted revision, so the two never disagree. What Apply and
   // Compact drop below is persisted by the next group or maintenance tick.
   const Revision compacted = map_.compacted_revision();
-  if (compacted > persisted_compacted_) {
-    batch.DeleteRange(HistoryKey(persisted_compacted_ + 1), HistoryKey(compacted + 1));
+  const Revision persisted = persisted_compacted_.load();
+  if (compacted > persisted) {
+    batch.DeleteRange(HistoryKey(persisted + 1), HistoryKey(compacted + 1));
     batch.Put(std::string(kCompactedKey), EncodeRevision(compacted));
   }
 
@@ -345,7 +380,7 @@ void RocksStore::CommitGroup(std::deque<Pending>& group) {
       for (auto& p : group) p.done.set_value(err);
       return;
     }
-    persisted_compacted_ = std::max(persisted_compacted_, compacted);
+    if (compacted > persisted) persisted_compacted_.store(compacted);
   }
   map_.Apply(std::move(entries));
   if (compact_to > 0) map_.Compact(compact_to).IgnoreError();

@@ -303,6 +303,10 @@ TYPED_TEST_P(StoreConformance, WatchFromCurrentSeesOnlyNewEvents) {
   ASSERT_EQ(events.size(), 1u);
   EXPECT_EQ(events[0]->kv.key, "/n/new");
   EXPECT_EQ(events[0]->revision(), fresh.mod_revision);
+  // The callback runs on the dispatcher thread right after the push; allow for that hop.
+  for (int i = 0; i < 500 && notified.load() == 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
   EXPECT_GE(notified.load(), 1);
   (*w)->Stop();
   auto after = (*w)->TryNext();
