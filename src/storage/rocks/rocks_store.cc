@@ -54,6 +54,8 @@ rocksdb::Options DbOptions(const RocksStoreOptions& options) {
   o.wal_recovery_mode = rocksdb::WALRecoveryMode::kTolerateCorruptedTailRecords;
   o.max_background_jobs = 2;
   o.write_buffer_size = options.memtable_bytes;
+  // Room for memtables waiting to flush, so a slow flush does not stall committing.
+  o.max_write_buffer_number = 4;
   o.keep_log_file_num = 3;
   o.info_log_level = rocksdb::InfoLogLevel::WARN_LEVEL;
   return o;
