@@ -1,5 +1,6 @@
 #include "storage/rocks/rocks_store.h"
 
+#include <fcntl.h>
 #include <rocksdb/db.h>
 #include <rocksdb/options.h>
 #include <rocksdb/write_batch.h>
@@ -61,35 +62,68 @@ rocksdb::Options DbOptions(const RocksStoreOptions& options) {
   return o;
 }
 
-// Checks the folder before RocksDB sees it, so that the common mistakes get a plain message
-// and a wrong folder is never silently initialised as a new, empty store.
-Result<bool> CheckFolder(const std::string& path) {
+// Creates a new store beside `path` and moves it into place with one rename, so a crash during
+// creation never leaves a half-made store (RocksDB files without our format record, or without
+// CURRENT) that the next start would have to refuse.
+Status CreateStore(const std::string& path, const RocksStoreOptions& options) {
+  const fs::path target(path);
+  const fs::path staging = target.string() + ".creating." + std::to_string(::getpid());
   std::error_code ec;
-  if (!fs::exists(path, ec)) {
-    fs::create_directories(path, ec);
-    if (ec) return StartError(path, "cannot create data folder: " + ec.message());
+  fs::remove_all(staging, ec);
+  fs::create_directories(target.parent_path(), ec);
+  rocksdb::Options db_options = DbOptions(options);
+  db_options.create_if_missing = true;
+  db_options.error_if_exists = true;
+  rocksdb::DB* raw = nullptr;
+  rocksdb::Status s = rocksdb::DB::Open(db_options, staging.string(), &raw);
+  if (!s.ok()) return StartError(path, "cannot create a store: " + s.ToString());
+  std::unique_ptr<rocksdb::DB> db(raw);
+  rocksdb::WriteBatch init;
+  init.Put(std::string(kFormatKey), std::string(kFormat));
+  init.Put(std::string(kRevisionKey), EncodeRevision(0));
+  init.Put(std::string(kCompactedKey), EncodeRevision(0));
+  rocksdb::WriteOptions wo;
+  wo.sync = true;
+  s = db->Write(wo, &init);
+  if (s.ok()) s = db->Close();
+  db.reset();
+  if (!s.ok()) return StartError(path, "cannot initialise a store: " + s.ToString());
+  // rename(2) replaces an empty directory atomically.
+  fs::rename(staging, target, ec);
+  if (ec) return StartError(path, "cannot move the new store into place: " + ec.message());
+  int dir = ::open(target.parent_path().c_str(), O_RDONLY | O_DIRECTORY);
+  if (dir >= 0) {
+    ::fsync(dir);
+    ::close(dir);
   }
-  if (!fs::is_directory(path, ec)) return StartError(path, "not a directory");
-  if (::access(path.c_str(), W_OK) != 0) {
-    return StartError(path, std::string("data folder is not writable: ") + std::strerror(errno));
+  return Status::Ok();
+}
+
+// Checks the folder before RocksDB sees it, so that the common mistakes get a plain message
+// and a wrong folder is never silently initialised as a new, empty store. Creates the store if
+// the folder is missing or empty.
+Status PrepareFolder(const std::string& path, const RocksStoreOptions& options) {
+  std::error_code ec;
+  if (fs::exists(path, ec)) {
+    if (!fs::is_directory(path, ec)) return StartError(path, "not a directory");
+    if (::access(path.c_str(), W_OK) != 0) {
+      return StartError(path, std::string("data folder is not writable: ") + std::strerror(errno));
+    }
+    if (fs::exists(fs::path(path) / "CURRENT", ec)) return Status::Ok();
+    if (!fs::is_empty(path, ec)) {
+      return StartError(path,
+                        "data folder is not empty but holds no store (CURRENT file missing); "
+                        "refusing to initialise over it");
+    }
   }
-  const bool has_db = fs::exists(fs::path(path) / "CURRENT", ec);
-  if (!has_db && !fs::is_empty(path, ec)) {
-    return StartError(path,
-                      "data folder is not empty but holds no store (CURRENT file missing); "
-                      "refusing to initialise over it");
-  }
-  return has_db;
+  return CreateStore(path, options);
 }
 
 }  // namespace
 
 Result<std::unique_ptr<RocksStore>> RocksStore::Open(RocksStoreOptions options) {
-  auto has_db = CheckFolder(options.path);
-  if (!has_db.ok()) return has_db.status();
+  SVC_RETURN_IF_ERROR(PrepareFolder(options.path, options));
   rocksdb::Options db_options = DbOptions(options);
-  db_options.create_if_missing = !*has_db;
-  db_options.error_if_exists = !*has_db;
   rocksdb::DB* raw = nullptr;
   rocksdb::Status s = rocksdb::DB::Open(db_options, options.path, &raw);
   if (!s.ok()) {
@@ -100,16 +134,6 @@ Result<std::unique_ptr<RocksStore>> RocksStore::Open(RocksStoreOptions options) 
     return StartError(options.path, why);
   }
   std::unique_ptr<rocksdb::DB> db(raw);
-  if (!*has_db) {
-    rocksdb::WriteBatch init;
-    init.Put(std::string(kFormatKey), std::string(kFormat));
-    init.Put(std::string(kRevisionKey), EncodeRevision(0));
-    init.Put(std::string(kCompactedKey), EncodeRevision(0));
-    rocksdb::WriteOptions wo;
-    wo.sync = true;
-    s = db->Write(wo, &init);
-    if (!s.ok()) return StartError(options.path, "cannot initialise: " + s.ToString());
-  }
   std::unique_ptr<RocksStore> store(new RocksStore(std::move(options), std::move(db)));
   Status loaded = store->Load();
   if (!loaded.ok()) {

@@ -314,6 +314,29 @@ TYPED_TEST_P(StoreConformance, WatchFromCurrentSeesOnlyNewEvents) {
   EXPECT_EQ(after.status().code(), Code::kUnavailable);
 }
 
+// What a BOOKMARK may carry: with nothing queued, the progress revision moves past writes to
+// keys the watch does not cover, and never past an event still queued.
+TYPED_TEST_P(StoreConformance, WatchProgressCoversUnrelatedWrites) {
+  Store& s = this->Open();
+  auto w = s.Watch("/bm/", s.CurrentRevision());
+  ASSERT_TRUE(w.ok());
+  KeyValue mine = this->MustCreate("/bm/a", "x");
+  KeyValue other = this->MustCreate("/elsewhere", "x");
+  Revision progress = -1;
+  auto first =
+      (*w)->WaitNext(std::chrono::steady_clock::now() + std::chrono::seconds(5), &progress);
+  ASSERT_TRUE(first.ok() && *first);
+  EXPECT_EQ((*first)->revision(), mine.mod_revision);
+  for (int i = 0; i < 500 && progress < other.mod_revision; ++i) {
+    auto e = (*w)->TryNext(&progress);
+    ASSERT_TRUE(e.ok());
+    ASSERT_EQ(*e, nullptr) << "no other event may arrive";
+    if (progress < other.mod_revision) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  EXPECT_GE(progress, other.mod_revision);
+  EXPECT_LE(progress, s.CurrentRevision());
+}
+
 TYPED_TEST_P(StoreConformance, WatchFromFutureRevisionSkipsEarlierEvents) {
   Store& s = this->Open();
   const Revision future = s.CurrentRevision() + 2;
@@ -471,8 +494,9 @@ REGISTER_TYPED_TEST_SUITE_P(
     ListIsSortedPrefixScopedAndCarriesRevision, ListAtExactRevisionShowsThatSnapshot,
     ListAtFutureRevisionTimesOut, PaginationIsStableWhileWritesContinue, CompactedRevisionsAreGone,
     WatchReplaysHistoryThenLiveWithPrevValues, WatchFromCurrentSeesOnlyNewEvents,
-    WatchFromFutureRevisionSkipsEarlierEvents, ConcurrentWritersProduceOrderedGaplessWatch,
-    ListThenWatchConvergesUnderConcurrentWrites, SlowWatcherIsDroppedWithoutLosingOrder,
-    HistoryIsBoundedByCount, RestartKeepsDataAndRevisionsMonotonic);
+    WatchFromFutureRevisionSkipsEarlierEvents, WatchProgressCoversUnrelatedWrites,
+    ConcurrentWritersProduceOrderedGaplessWatch, ListThenWatchConvergesUnderConcurrentWrites,
+    SlowWatcherIsDroppedWithoutLosingOrder, HistoryIsBoundedByCount,
+    RestartKeepsDataAndRevisionsMonotonic);
 
 }  // namespace svcplane::storage::testing
