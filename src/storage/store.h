@@ -48,7 +48,10 @@ struct ListResult {
 //   Conflict       Update/Delete whose expected mod revision is not the key's current one
 //   Gone           a read or watch at a revision that history no longer holds (compacted)
 //   Timeout        a read at a future revision that did not arrive within the wait limit
-//   Unavailable    the backend cannot serve (I/O error, disk full, closed, read-only folder)
+//   Unavailable    the backend cannot serve (I/O error, disk full, closed, read-only folder).
+//                  For a write this means "outcome unknown" (as an etcd timeout): it may have
+//                  reached the disk. A durable backend then refuses further writes until it is
+//                  reopened, so no revision can be handed out twice.
 //   BadRequest     malformed arguments (empty key, start key outside prefix, future compaction)
 //
 // All methods are safe to call from any thread concurrently. A write that returned OK is

@@ -1,5 +1,6 @@
 #include "storage/watch.h"
 
+#include <algorithm>
 #include <utility>
 
 namespace svcplane::storage {
@@ -22,19 +23,20 @@ WatchStream::WatchStream(std::shared_ptr<internal::WatchChannel> channel)
 
 WatchStream::~WatchStream() { channel_->Stop(); }
 
-Result<EventPtr> WatchStream::TryNext() {
-  auto batch = channel_->TryNextBatch(1);
+Result<EventPtr> WatchStream::TryNext(Revision* progress) {
+  auto batch = channel_->TryNextBatch(1, progress);
   if (!batch.ok()) return batch.status();
   if (batch->empty()) return EventPtr();
   return std::move((*batch)[0]);
 }
 
-Result<std::vector<EventPtr>> WatchStream::TryNextBatch(size_t max) {
-  return channel_->TryNextBatch(max);
+Result<std::vector<EventPtr>> WatchStream::TryNextBatch(size_t max, Revision* progress) {
+  return channel_->TryNextBatch(max, progress);
 }
 
-Result<EventPtr> WatchStream::WaitNext(std::chrono::steady_clock::time_point deadline) {
-  return channel_->WaitNext(deadline);
+Result<EventPtr> WatchStream::WaitNext(std::chrono::steady_clock::time_point deadline,
+                                       Revision* progress) {
+  return channel_->WaitNext(deadline, progress);
 }
 
 void WatchStream::Stop() { channel_->Stop(); }
@@ -45,7 +47,8 @@ WatchChannel::WatchChannel(std::string prefix, Revision next_revision, const Wat
     : prefix_(std::move(prefix)),
       next_revision_(next_revision),
       capacity_(options.queue_capacity == 0 ? 1 : options.queue_capacity),
-      notify_(options.notify) {}
+      notify_(options.notify),
+      progress_(next_revision - 1) {}
 
 void WatchChannel::PushReplay(std::vector<EventPtr> events) {
   std::lock_guard lock(mu_);
@@ -66,6 +69,7 @@ bool WatchChannel::Push(EventPtr event) {
         WatchDroppedError("more than " + std::to_string(capacity_) + " events unread at revision " +
                           std::to_string(event->revision()));
   } else {
+    progress_ = std::max(progress_, event->revision());
     queue_.push_back(std::move(event));
   }
   if (want_notify_) {
@@ -87,6 +91,11 @@ void WatchChannel::Fail(Status status) {
   cv_.notify_all();
 }
 
+void WatchChannel::AdvanceProgress(Revision revision) {
+  std::lock_guard lock(mu_);
+  progress_ = std::max(progress_, revision);
+}
+
 void WatchChannel::NotifyIfNeeded() {
   {
     std::lock_guard lock(mu_);
@@ -101,7 +110,7 @@ bool WatchChannel::done() const {
   return !terminal_.ok();
 }
 
-Result<std::vector<EventPtr>> WatchChannel::TakeLocked(size_t max) {
+Result<std::vector<EventPtr>> WatchChannel::TakeLocked(size_t max, Revision* progress) {
   std::vector<EventPtr> out;
   while (!queue_.empty() && out.size() < max) {
     out.push_back(std::move(queue_.front()));
@@ -111,18 +120,20 @@ Result<std::vector<EventPtr>> WatchChannel::TakeLocked(size_t max) {
   if (!out.empty()) return out;
   want_notify_ = true;
   if (!terminal_.ok()) return terminal_;
+  if (progress) *progress = progress_;
   return out;
 }
 
-Result<std::vector<EventPtr>> WatchChannel::TryNextBatch(size_t max) {
+Result<std::vector<EventPtr>> WatchChannel::TryNextBatch(size_t max, Revision* progress) {
   std::lock_guard lock(mu_);
-  return TakeLocked(max == 0 ? 1 : max);
+  return TakeLocked(max == 0 ? 1 : max, progress);
 }
 
-Result<EventPtr> WatchChannel::WaitNext(std::chrono::steady_clock::time_point deadline) {
+Result<EventPtr> WatchChannel::WaitNext(std::chrono::steady_clock::time_point deadline,
+                                        Revision* progress) {
   std::unique_lock lock(mu_);
   cv_.wait_until(lock, deadline, [&] { return !queue_.empty() || !terminal_.ok(); });
-  auto batch = TakeLocked(1);
+  auto batch = TakeLocked(1, progress);
   if (!batch.ok()) return batch.status();
   if (batch->empty()) return EventPtr();
   return std::move((*batch)[0]);

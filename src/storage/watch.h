@@ -75,11 +75,17 @@ class WatchStream {
   WatchStream& operator=(const WatchStream&) = delete;
 
   // Non-blocking: the next event, nullptr if none is queued yet, or the terminal error.
-  Result<EventPtr> TryNext();
+  // When it returns nullptr and `progress` is set, *progress receives the watch's progress
+  // revision: every matching change up to it has already been returned. That is the revision a
+  // BOOKMARK may carry; reading it in the same call keeps it consistent with the queue.
+  Result<EventPtr> TryNext(Revision* progress = nullptr);
   // Up to `max` queued events (empty if none), or the terminal error when nothing is queued.
-  Result<std::vector<EventPtr>> TryNextBatch(size_t max);
-  // Blocks until an event, the terminal error, or `deadline` (then returns nullptr).
-  Result<EventPtr> WaitNext(std::chrono::steady_clock::time_point deadline);
+  // `progress` as for TryNext, set when the result is empty.
+  Result<std::vector<EventPtr>> TryNextBatch(size_t max, Revision* progress = nullptr);
+  // Blocks until an event, the terminal error, or `deadline` (then returns nullptr and sets
+  // `progress` as TryNext does).
+  Result<EventPtr> WaitNext(std::chrono::steady_clock::time_point deadline,
+                            Revision* progress = nullptr);
   // Ends the watch; the store stops delivering to it. Idempotent.
   void Stop();
 
@@ -105,17 +111,19 @@ class WatchChannel {
   bool Push(EventPtr event);
   // Ends the watch with `status` after the queued events. The first terminal status wins.
   void Fail(Status status);
+  // Everything matching up to `revision` has been queued (the dispatcher went past it).
+  void AdvanceProgress(Revision revision);
   // Calls notify if the consumer is waiting for it. Call without holding store locks.
   void NotifyIfNeeded();
   bool done() const;
 
   // Consumer side.
-  Result<std::vector<EventPtr>> TryNextBatch(size_t max);
-  Result<EventPtr> WaitNext(std::chrono::steady_clock::time_point deadline);
+  Result<std::vector<EventPtr>> TryNextBatch(size_t max, Revision* progress);
+  Result<EventPtr> WaitNext(std::chrono::steady_clock::time_point deadline, Revision* progress);
   void Stop();
 
  private:
-  Result<std::vector<EventPtr>> TakeLocked(size_t max);
+  Result<std::vector<EventPtr>> TakeLocked(size_t max, Revision* progress);
 
   // Constant after construction.
   const std::string prefix_;
@@ -127,6 +135,7 @@ class WatchChannel {
   std::condition_variable cv_;
   std::deque<EventPtr> queue_;   // guarded by mu_
   size_t replay_left_ = 0;       // guarded by mu_; replayed events still at the queue front
+  Revision progress_;            // guarded by mu_; see AdvanceProgress
   Status terminal_;              // guarded by mu_; non-OK once ended
   bool want_notify_ = true;      // guarded by mu_; the consumer found the queue empty
   bool pending_notify_ = false;  // guarded by mu_

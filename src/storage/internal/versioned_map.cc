@@ -264,6 +264,7 @@ void VersionedMap::DispatchLoop() {
         if (e->revision() < w->next_revision() || !HasPrefix(e->kv.key, w->prefix())) continue;
         if (!w->Push(e)) break;
       }
+      w->AdvanceProgress(events.back()->revision());
       w->NotifyIfNeeded();
     }
     events.clear();

@@ -1,7 +1,9 @@
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstdint>
 #include <deque>
 #include <future>
 #include <memory>
@@ -27,6 +29,11 @@ struct RocksStoreOptions {
   std::chrono::milliseconds maintenance_interval = std::chrono::seconds(1);
   // Upper bound on requests per group commit (one WriteBatch, one WAL sync).
   size_t max_group = 4096;
+  // How often forgotten history is compacted away on disk (like the apiserver's etcd
+  // compaction interval). RocksDB's own leveled compaction handles overwritten keys.
+  std::chrono::milliseconds compaction_interval = std::chrono::minutes(5);
+  // RocksDB memtable size; the WAL is dropped once a memtable is flushed.
+  size_t memtable_bytes = 64 << 20;
 };
 
 // The embedded durable Store on RocksDB. Every write that returns OK has been synced to the
@@ -62,6 +69,8 @@ class RocksStore final : public Store {
 
   // Moves the memtable into an SST file, so tests can damage table files.
   Status FlushForTest();
+  // Bytes of table files plus WAL files on disk right now.
+  uint64_t DiskBytesForTest();
 
  private:
   struct CompactRequest {
@@ -77,6 +86,7 @@ class RocksStore final : public Store {
   Result<KeyValue> Submit(std::variant<internal::WriteRequest, CompactRequest> request);
   void CommitLoop();
   void CommitGroup(std::deque<Pending>& group);
+  void CompactLoop();
 
   // Constant after construction.
   const RocksStoreOptions options_;
@@ -85,14 +95,16 @@ class RocksStore final : public Store {
   internal::VersionedMap map_;
 
   std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<Pending> queue_;  // guarded by mu_
-  bool closing_ = false;       // guarded by mu_
-  Status failed_;              // guarded by mu_; set once a write failed, then sticky
+  std::condition_variable cv_;          // wakes the committer
+  std::condition_variable compact_cv_;  // wakes the compactor (on close)
+  std::deque<Pending> queue_;           // guarded by mu_
+  bool closing_ = false;                // guarded by mu_
+  Status failed_;                       // guarded by mu_; set once a write failed, then sticky
 
-  // Committer thread only.
-  Revision persisted_compacted_ = 0;
+  // Written by the committer thread only; the compactor reads it.
+  std::atomic<Revision> persisted_compacted_{0};
   std::thread committer_;
+  std::thread compactor_;
 };
 
 }  // namespace svcplane::storage::rocks

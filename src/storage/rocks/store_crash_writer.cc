@@ -2,6 +2,8 @@
 // one line per acknowledged write, `<key> <value> <revision>`, flushed before the next write,
 // until it is killed. The crash test kill -9s it and checks that every printed write survived.
 //   store_crash_writer <data folder> <round> <threads>
+#include <spdlog/sinks/stdout_sinks.h>
+#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -72,6 +74,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: %s <data folder> <round> <threads>\n", argv[0]);
     return 1;
   }
+  // stdout carries only acknowledgements; diagnostics (RocksDB recovery notes) go to stderr.
+  spdlog::set_default_logger(spdlog::stderr_logger_mt("stderr"));
   svcplane::storage::rocks::RocksStoreOptions options;
   options.path = argv[1];
   auto store = svcplane::storage::rocks::RocksStore::Open(options);

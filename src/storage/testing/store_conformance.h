@@ -16,6 +16,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -303,10 +304,37 @@ TYPED_TEST_P(StoreConformance, WatchFromCurrentSeesOnlyNewEvents) {
   ASSERT_EQ(events.size(), 1u);
   EXPECT_EQ(events[0]->kv.key, "/n/new");
   EXPECT_EQ(events[0]->revision(), fresh.mod_revision);
+  // The callback runs on the dispatcher thread right after the push; allow for that hop.
+  for (int i = 0; i < 500 && notified.load() == 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
   EXPECT_GE(notified.load(), 1);
   (*w)->Stop();
   auto after = (*w)->TryNext();
   EXPECT_EQ(after.status().code(), Code::kUnavailable);
+}
+
+// What a BOOKMARK may carry: with nothing queued, the progress revision moves past writes to
+// keys the watch does not cover, and never past an event still queued.
+TYPED_TEST_P(StoreConformance, WatchProgressCoversUnrelatedWrites) {
+  Store& s = this->Open();
+  auto w = s.Watch("/bm/", s.CurrentRevision());
+  ASSERT_TRUE(w.ok());
+  KeyValue mine = this->MustCreate("/bm/a", "x");
+  KeyValue other = this->MustCreate("/elsewhere", "x");
+  Revision progress = -1;
+  auto first =
+      (*w)->WaitNext(std::chrono::steady_clock::now() + std::chrono::seconds(5), &progress);
+  ASSERT_TRUE(first.ok() && *first);
+  EXPECT_EQ((*first)->revision(), mine.mod_revision);
+  for (int i = 0; i < 500 && progress < other.mod_revision; ++i) {
+    auto e = (*w)->TryNext(&progress);
+    ASSERT_TRUE(e.ok());
+    ASSERT_EQ(*e, nullptr) << "no other event may arrive";
+    if (progress < other.mod_revision) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  EXPECT_GE(progress, other.mod_revision);
+  EXPECT_LE(progress, s.CurrentRevision());
 }
 
 TYPED_TEST_P(StoreConformance, WatchFromFutureRevisionSkipsEarlierEvents) {
@@ -343,6 +371,58 @@ TYPED_TEST_P(StoreConformance, ConcurrentWritersProduceOrderedGaplessWatch) {
   for (size_t i = 0; i < events.size(); ++i) {
     EXPECT_EQ(events[i]->revision(), start + 1 + static_cast<Revision>(i)) << "gap or reorder";
   }
+}
+
+// The informer pattern (list at L, then watch from L) rebuilds exactly the store's state while
+// writers keep creating, updating and deleting.
+TYPED_TEST_P(StoreConformance, ListThenWatchConvergesUnderConcurrentWrites) {
+  Store& s = this->Open();
+  std::atomic<bool> stop{false};
+  std::vector<std::thread> writers;
+  for (int t = 0; t < 3; ++t) {
+    writers.emplace_back([&, t] {
+      for (int i = 0; !stop; ++i) {
+        const std::string key = "/inf/" + std::to_string(t) + "/" + std::to_string(i % 20);
+        auto cur = s.Get(key);
+        if (!cur.ok()) {
+          s.Create(key, MakeValue(std::to_string(i))).status().IgnoreError();
+        } else if (i % 3 == 0) {
+          s.Delete(key, cur->mod_revision).status().IgnoreError();
+        } else {
+          s.Update(key, MakeValue(std::to_string(i)), cur->mod_revision).status().IgnoreError();
+        }
+      }
+    });
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  auto list = s.List({.prefix = "/inf/"});
+  ASSERT_TRUE(list.ok());
+  std::map<std::string, std::pair<std::string, Revision>> state;
+  for (auto& kv : list->items) state[kv.key] = {ValueOf(kv), kv.mod_revision};
+  auto w = s.Watch("/inf/", list->revision, {.queue_capacity = 1'000'000});
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  stop = true;
+  for (auto& t : writers) t.join();
+  const Revision end = s.CurrentRevision();
+  Revision last = list->revision;
+  while (last < end) {
+    auto e = (*w)->WaitNext(std::chrono::steady_clock::now() + std::chrono::seconds(5));
+    ASSERT_TRUE(e.ok() && *e) << "watch ended or stalled at " << last << " of " << end;
+    ASSERT_GT((*e)->revision(), last);
+    last = (*e)->revision();
+    if ((*e)->type == WatchEvent::Type::kPut) {
+      state[(*e)->kv.key] = {ValueOf((*e)->kv), last};
+    } else {
+      ASSERT_EQ(state.erase((*e)->kv.key), 1u) << "delete of a key the informer never saw";
+    }
+  }
+  auto final_list = s.List({.prefix = "/inf/"});
+  ASSERT_TRUE(final_list.ok());
+  std::map<std::string, std::pair<std::string, Revision>> want;
+  for (auto& kv : final_list->items) want[kv.key] = {ValueOf(kv), kv.mod_revision};
+  EXPECT_EQ(state, want);
+  EXPECT_GT(end - list->revision, 10) << "writers made too little progress to prove much";
 }
 
 TYPED_TEST_P(StoreConformance, SlowWatcherIsDroppedWithoutLosingOrder) {
@@ -414,7 +494,8 @@ REGISTER_TYPED_TEST_SUITE_P(
     ListIsSortedPrefixScopedAndCarriesRevision, ListAtExactRevisionShowsThatSnapshot,
     ListAtFutureRevisionTimesOut, PaginationIsStableWhileWritesContinue, CompactedRevisionsAreGone,
     WatchReplaysHistoryThenLiveWithPrevValues, WatchFromCurrentSeesOnlyNewEvents,
-    WatchFromFutureRevisionSkipsEarlierEvents, ConcurrentWritersProduceOrderedGaplessWatch,
+    WatchFromFutureRevisionSkipsEarlierEvents, WatchProgressCoversUnrelatedWrites,
+    ConcurrentWritersProduceOrderedGaplessWatch, ListThenWatchConvergesUnderConcurrentWrites,
     SlowWatcherIsDroppedWithoutLosingOrder, HistoryIsBoundedByCount,
     RestartKeepsDataAndRevisionsMonotonic);
 
