@@ -408,6 +408,9 @@ void Connection::OnDetectRead(beast::error_code ec) {
   detect_read_pending_ = false;
   if (stream_done_) return Close();
   if (!ec) return StartDetectRead();  // the client sent bytes; a stream ignores them
+  // A client that got the terminating chunk may hang up before our write completion runs;
+  // that stream ended as asked, so let OnChunkWritten settle it.
+  if (chunk_in_flight_ && chunk_is_last_) return;
   AbortStream(StreamEnd::kClientGone);
 }
 
