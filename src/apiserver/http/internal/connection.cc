@@ -26,6 +26,9 @@ namespace bhttp = boost::beast::http;
 // A closing connection sends close_notify and waits this long for the peer's.
 constexpr auto kCloseTimeout = std::chrono::seconds(1);
 constexpr auto kHandshakeTimeout = std::chrono::seconds(10);
+// After a 413, how much of the refused body we read and drop before closing, and for how long.
+constexpr std::size_t kMaxDrainBytes = 16 << 20;
+constexpr auto kDrainTimeout = std::chrono::seconds(2);
 
 std::vector<std::string> NameEntries(X509_NAME* name, int nid) {
   std::vector<std::string> out;
@@ -236,6 +239,7 @@ void Connection::OnBody(beast::error_code ec) {
 }
 
 void Connection::RespondTooLarge() {
+  drain_before_close_ = true;
   Respond(StatusResponse(
               413, "RequestEntityTooLarge",
               fmt::format("Request entity too large: limit is {}", state_->options.body_limit)),
@@ -306,8 +310,35 @@ void Connection::Respond(Response r, bool close_after) {
 }
 
 void Connection::OnWritten(beast::error_code ec, bool close_after) {
+  if (!ec && drain_before_close_) return Drain(0);
   if (ec || close_after || shutting_down_) return Close();
   ReadRequest();
+}
+
+void Connection::Drain(std::size_t drained) {
+  // Closing a socket with unread input makes the kernel send a reset, which can destroy the
+  // 413 before a client still uploading has read it (Go's client reads the response only after
+  // its write fails or ends). So read and drop the rest of the body first, within bounds.
+  if (drained > kMaxDrainBytes) {
+    closing_ = true;
+    phase_ = Phase::kClosing;
+    tcp().close();
+    return;
+  }
+  phase_ = Phase::kClosing;
+  if (drained == 0) {
+    tcp().expires_after(kDrainTimeout);
+    drain_buf_.resize(16 * 1024);  // one TLS record per read
+  }
+  stream_.async_read_some(net::buffer(drain_buf_), [self = shared_from_this(), drained](
+                                                       beast::error_code ec, std::size_t n) {
+    if (ec) {
+      self->closing_ = true;
+      self->tcp().close();
+      return;
+    }
+    self->Drain(drained + n);
+  });
 }
 
 void Connection::Close() {

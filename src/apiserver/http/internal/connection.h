@@ -4,6 +4,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/core.hpp>
@@ -50,6 +51,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void Respond(Response response, bool close_after);
   void OnWritten(boost::beast::error_code ec, bool close_after);
   void Close();
+  void Drain(std::size_t drained);
 
   void StartStream(std::shared_ptr<StreamWriter> writer);
   void OnStreamHead(boost::beast::error_code ec);
@@ -70,6 +72,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   bool shutting_down_ = false;
   bool closing_ = false;
   bool keep_alive_ = true;
+  bool drain_before_close_ = false;
+  std::vector<char> drain_buf_;
 
   // Streaming state.
   std::shared_ptr<StreamWriter> writer_;
