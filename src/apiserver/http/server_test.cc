@@ -533,6 +533,79 @@ TEST_F(ServerTest, KubectlWithGeneratedKubeconfig) {
   EXPECT_NE(bad.second.find("Unauthorized"), std::string::npos) << bad.second;
 }
 
+TEST_F(ServerTest, IdleKeepAliveConnectionIsClosedAfterTimeout) {
+  ServerOptions opts;
+  opts.idle_timeout = 200ms;
+  StartServer(opts);
+  auto client = TlsClient::Connect(Client());
+  ASSERT_TRUE(client.ok());
+  ASSERT_TRUE((*client)->Get("/hello").ok());
+  std::this_thread::sleep_for(700ms);
+  EXPECT_FALSE((*client)->Get("/hello").ok());
+}
+
+TEST_F(ServerTest, PortInUseIsUnavailable) {
+  StartServer();
+  ServerOptions opts;
+  opts.port = server_->port();
+  opts.cert_pem = pki_.serving_cert_pem;
+  opts.key_pem = pki_.serving_key_pem;
+  opts.authenticator = BearerTokenAuthenticator("t", AdminIdentity());
+  auto second = Server::Start(opts, [](const Request&) { return Response{}; });
+  ASSERT_FALSE(second.ok());
+  EXPECT_EQ(second.status().code(), Code::kUnavailable);
+  EXPECT_NE(second.status().message().find("127.0.0.1:" + std::to_string(server_->port())),
+            std::string::npos)
+      << second.status().message();
+}
+
+TEST_F(ServerTest, ManyConcurrentStreamsShareTheIoThreads) {
+  ServerOptions opts;
+  opts.io_threads = 1;
+  StartServer(opts);
+  constexpr int kStreams = 50;
+  std::vector<std::unique_ptr<TlsClient>> clients;
+  for (int i = 0; i < kStreams; ++i) {
+    auto c = TlsClient::Connect(Client());
+    ASSERT_TRUE(c.ok());
+    ASSERT_TRUE((*c)->StartStream("/stream").ok());
+    clients.push_back(std::move(*c));
+  }
+  for (int i = 0; i < kStreams; ++i) {
+    auto w = hub_.Writer(static_cast<size_t>(i));
+    ASSERT_NE(w, nullptr);
+    ASSERT_EQ(w->Write("to " + std::to_string(i) + "\n"), WriteResult::kOk);
+  }
+  // Streams are matched to clients by arrival order, which may differ; each client gets
+  // exactly one line.
+  for (auto& c : clients) {
+    auto body = c->ReadStreamUntil("\n");
+    ASSERT_TRUE(body.ok());
+    EXPECT_EQ(body->rfind("to ", 0), 0u);
+  }
+  server_->Shutdown(5s);
+  for (int i = 0; i < kStreams; ++i)
+    EXPECT_EQ(hub_.End(static_cast<size_t>(i)), StreamEnd::kShutdown);
+  for (auto& c : clients) {
+    ASSERT_TRUE(c->ReadStreamUntil("never").ok());
+    EXPECT_TRUE(c->StreamEnded());
+  }
+}
+
+TEST_F(ServerTest, OldestAndNewestKubectlAcceptTheKubeconfig) {
+  StartServer();
+  server_->SetReady(true);
+  std::string kubeconfig = Path("kubeconfig");
+  ASSERT_TRUE(pki::WriteKubeconfig(kubeconfig, Url(""), pki_.ca_cert_pem, pki_.admin_token).ok());
+  for (const char* version : {"1.27", "1.33"}) {
+    std::string bin = std::string("/usr/lib/google-cloud-sdk/bin/kubectl.") + version;
+    if (!std::filesystem::exists(bin)) continue;
+    auto [code, out] = RunCommand({bin, "--kubeconfig", kubeconfig, "get", "--raw", "/readyz"});
+    EXPECT_EQ(code, 0) << version << ": " << out;
+    EXPECT_EQ(out, "ok") << version;
+  }
+}
+
 TEST(ServerStartTest, BadOptionsFailWithStatus) {
   ServerOptions opts;
   auto no_auth = Server::Start(opts, [](const Request&) { return Response{}; });
