@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <condition_variable>
 #include <filesystem>
 #include <fstream>
@@ -128,7 +129,6 @@ class ServerTest : public ::testing::Test {
   }
 
   void StartServer(ServerOptions opts = {}) {
-    opts.host = "127.0.0.1";
     opts.port = 0;
     opts.cert_pem = pki_.serving_cert_pem;
     opts.key_pem = pki_.serving_key_pem;
@@ -189,6 +189,34 @@ TEST_F(ServerTest, RequestWithoutCredentialGets401StatusAndNoData) {
   auto [code, out] = RunCommand(Curl({"-w", "\n%{http_code}", Url("/hello")}, false));
   ASSERT_EQ(code, 0) << out;
   EXPECT_EQ(out, std::string(kUnauthorized) + "\n401");
+}
+
+TEST_F(ServerTest, UnauthenticatedUploadIsRefusedBeforeItsBodyIsRead) {
+  std::atomic<int> calls{0};
+  router_.Handle("POST", "/count", [&](const Request&) {
+    calls++;
+    return Response{};
+  });
+  StartServer();
+  ClientOptions anonymous = Client();
+  anonymous.token.clear();
+  auto client = TlsClient::Connect(anonymous);
+  ASSERT_TRUE(client.ok());
+  auto res = (*client)->Do("POST", "/count", std::string(2 * 1024 * 1024, 'u'));
+  ASSERT_TRUE(res.ok()) << res.status().ToString();
+  EXPECT_EQ(res->status, 401);
+  EXPECT_EQ(res->body, kUnauthorized);
+  EXPECT_FALSE(res->keep_alive);
+  EXPECT_EQ(calls.load(), 0);
+
+  // Without a body the connection stays usable.
+  auto again = TlsClient::Connect(anonymous);
+  ASSERT_TRUE(again.ok());
+  auto first = (*again)->Get("/hello");
+  ASSERT_TRUE(first.ok());
+  EXPECT_EQ(first->status, 401);
+  EXPECT_TRUE(first->keep_alive);
+  EXPECT_TRUE((*again)->Get("/livez").ok());
 }
 
 TEST_F(ServerTest, WrongTokenGets401) {
@@ -604,6 +632,30 @@ TEST_F(ServerTest, OldestAndNewestKubectlAcceptTheKubeconfig) {
     EXPECT_EQ(code, 0) << version << ": " << out;
     EXPECT_EQ(out, "ok") << version;
   }
+}
+
+TEST_F(ServerTest, ListenHostMayBeAName) {
+  ServerOptions opts;
+  opts.host = "localhost";
+  StartServer(opts);
+  auto [code, out] = RunCommand(Curl(
+      {"-w", "\n%{http_code}", "https://localhost:" + std::to_string(server_->port()) + "/livez"},
+      false));
+  EXPECT_EQ(out, "ok\n200");
+}
+
+TEST_F(ServerTest, OversizedHandlerHeaderIsDroppedNotFatal) {
+  router_.Handle("GET", "/bigheader", [](const Request&) {
+    return Response{200, "text/plain", "fine", {{"X-Huge", std::string(70 * 1024, 'v')}}};
+  });
+  StartServer();
+  auto client = TlsClient::Connect(Client());
+  ASSERT_TRUE(client.ok());
+  auto res = (*client)->Get("/bigheader");
+  ASSERT_TRUE(res.ok());
+  EXPECT_EQ(res->status, 200);
+  EXPECT_EQ(res->body, "fine");
+  EXPECT_EQ(res->Header("X-Huge"), "");
 }
 
 TEST(ServerStartTest, BadOptionsFailWithStatus) {

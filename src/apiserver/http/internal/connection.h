@@ -46,6 +46,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void ReadBody();
   void OnBody(boost::beast::error_code ec);
   void RespondTooLarge();
+  bool AcceptHead();  // parses and authenticates the head; false when already answered
   void Dispatch();
   void OnReply(Reply reply);
   void Respond(Response response, bool close_after);
@@ -65,6 +66,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   Stream stream_;
   boost::beast::flat_buffer buffer_;
   std::optional<Parser> parser_;
+  std::optional<Request> request_;  // the authenticated head while its body is read
   std::string remote_;
   std::optional<PeerCertificate> peer_;
   Phase phase_ = Phase::kHandshake;
