@@ -86,10 +86,18 @@ class ServerImpl {
   Status Listen() {
     const ServerOptions& o = state_->options;
     boost::system::error_code ec;
-    auto addr = net::ip::make_address(o.host, ec);
-    if (ec) return InvalidError(fmt::format("listen host \"{}\" is not an IP address", o.host));
-    tcp::endpoint ep(addr, o.port);
     std::string where = fmt::format("{}:{}", o.host, o.port);
+    auto addr = net::ip::make_address(o.host, ec);
+    if (ec) {
+      // A name such as "localhost": listen on its first address.
+      tcp::resolver resolver(ioc_);
+      auto results = resolver.resolve(o.host, "", ec);
+      if (ec || results.empty()) {
+        return InvalidError(fmt::format("listen host \"{}\" does not resolve", o.host));
+      }
+      addr = results.begin()->endpoint().address();
+    }
+    tcp::endpoint ep(addr, o.port);
     acceptor_.open(ep.protocol(), ec);
     if (!ec) acceptor_.set_option(net::socket_base::reuse_address(true), ec);
     if (!ec) acceptor_.bind(ep, ec);

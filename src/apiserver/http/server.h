@@ -16,7 +16,7 @@ class ServerImpl;
 }
 
 struct ServerOptions {
-  std::string host = "127.0.0.1";  // an IP literal; "0.0.0.0" or "::" for all
+  std::string host = "127.0.0.1";  // an IP ("0.0.0.0" or "::" for all) or a name to resolve
   uint16_t port = 0;               // 0: the kernel picks; read it back with Server::port()
   int io_threads = 2;              // run TLS, parsing and stream writes
   int worker_threads = 4;          // run handlers (see Handler)

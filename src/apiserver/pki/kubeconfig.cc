@@ -52,6 +52,15 @@ std::string Base64(std::string_view data) {
 
 }  // namespace
 
+std::string ServerUrl(std::string_view listen_host, uint16_t port) {
+  std::string_view host = listen_host;
+  if (host.empty() || host == "0.0.0.0" || host == "::" || host == "[::]") host = "127.0.0.1";
+  if (host.find(':') != std::string_view::npos && host.front() != '[') {
+    return fmt::format("https://[{}]:{}", host, port);
+  }
+  return fmt::format("https://{}:{}", host, port);
+}
+
 std::string RenderKubeconfig(const KubeconfigParams& p) {
   std::string user;
   if (!p.token.empty()) user += fmt::format("    token: {}\n", Quote(p.token));

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -17,6 +18,10 @@ struct KubeconfigParams {
   std::string user_name = "admin";
   std::string context_name = "svcplane";
 };
+
+// "https://HOST:PORT" for a kubeconfig: a wildcard listen host ("", "0.0.0.0", "::") becomes
+// 127.0.0.1 (clients cannot connect to a wildcard), IPv6 literals get brackets.
+std::string ServerUrl(std::string_view listen_host, uint16_t port);
 
 // The kubeconfig YAML (apiVersion v1, kind Config) with one cluster, user and context.
 std::string RenderKubeconfig(const KubeconfigParams& params);

@@ -78,5 +78,13 @@ TEST(KubeconfigTest, ClientCertificateAndOddCharactersSurvive) {
   EXPECT_EQ(Unbase64(cfg["users"][0]["user"]["client-key-data"].as<std::string>()), "key\n");
 }
 
+TEST(KubeconfigTest, ServerUrlIsConnectable) {
+  EXPECT_EQ(ServerUrl("127.0.0.1", 6443), "https://127.0.0.1:6443");
+  EXPECT_EQ(ServerUrl("0.0.0.0", 6443), "https://127.0.0.1:6443");
+  EXPECT_EQ(ServerUrl("::", 1), "https://127.0.0.1:1");
+  EXPECT_EQ(ServerUrl("::1", 6443), "https://[::1]:6443");
+  EXPECT_EQ(ServerUrl("api.example.test", 443), "https://api.example.test:443");
+}
+
 }  // namespace
 }  // namespace svcplane::apiserver::pki

@@ -26,6 +26,9 @@ namespace bhttp = boost::beast::http;
 // A closing connection sends close_notify and waits this long for the peer's.
 constexpr auto kCloseTimeout = std::chrono::seconds(1);
 constexpr auto kHandshakeTimeout = std::chrono::seconds(10);
+// After a 413, how much of the refused body we read and drop before closing, and for how long.
+constexpr std::size_t kMaxDrainBytes = 16 << 20;
+constexpr auto kDrainTimeout = std::chrono::seconds(2);
 
 std::vector<std::string> NameEntries(X509_NAME* name, int nid) {
   std::vector<std::string> out;
@@ -52,10 +55,11 @@ std::optional<PeerCertificate> VerifiedPeer(SSL* ssl) {
   return peer;
 }
 
-Result<Request> BuildRequest(bhttp::request<bhttp::string_body>&& msg) {
+// Everything but the body, so that authentication happens before the body is read.
+Result<Request> RequestFromHead(const bhttp::request_header<>& head) {
   Request req;
-  req.method = std::string(msg.method_string());
-  req.target = std::string(msg.target());
+  req.method = std::string(head.method_string());
+  req.target = std::string(head.target());
   auto url = boost::urls::parse_origin_form(req.target);
   if (!url) {
     return BadRequestError(
@@ -66,10 +70,9 @@ Result<Request> BuildRequest(bhttp::request<bhttp::string_body>&& msg) {
   for (auto param : url->params()) {
     req.query.emplace_back(param.key, param.has_value ? param.value : std::string());
   }
-  for (const auto& field : msg) {
+  for (const auto& field : head) {
     req.headers.emplace_back(std::string(field.name_string()), std::string(field.value()));
   }
-  req.body = std::move(msg.body());
   return req;
 }
 
@@ -89,6 +92,18 @@ Reply RunHandler(const Handler& handler, const Request& req) {
 
 unsigned ValidStatus(int status) {
   return status >= 100 && status <= 599 ? static_cast<unsigned>(status) : 500u;
+}
+
+// Beast throws on a field it cannot hold (a value over 64 KiB); an exception must not escape
+// into Asio, so such a handler-supplied header is dropped and logged.
+void CopyHeaders(const Headers& headers, bhttp::fields& out) {
+  for (const auto& [name, value] : headers) {
+    try {
+      out.insert(name, value);
+    } catch (const std::exception& e) {
+      SPDLOG_ERROR("http: dropping response header {}: {}", name, e.what());
+    }
+  }
 }
 
 bool IsHttpParseError(beast::error_code ec) {
@@ -203,6 +218,7 @@ void Connection::OnHeader(beast::error_code ec) {
   }
   if (ec) return Close();  // end of stream, idle timeout, reset, or shutdown
   phase_ = Phase::kReadingBody;
+  if (!AcceptHead()) return;
   if (parser_->is_done()) return Dispatch();
   if (beast::iequals(parser_->get()[bhttp::field::expect], "100-continue")) {
     auto cont = std::make_shared<bhttp::response<bhttp::empty_body>>(bhttp::status::continue_,
@@ -236,39 +252,58 @@ void Connection::OnBody(beast::error_code ec) {
 }
 
 void Connection::RespondTooLarge() {
+  drain_before_close_ = true;
   Respond(StatusResponse(
               413, "RequestEntityTooLarge",
               fmt::format("Request entity too large: limit is {}", state_->options.body_limit)),
           true);
 }
 
+bool Connection::AcceptHead() {
+  const bool has_body = !parser_->is_done();
+  keep_alive_ = parser_->get().keep_alive();
+  auto req = RequestFromHead(parser_->get());
+  if (!req.ok()) {
+    drain_before_close_ = has_body;
+    Respond(StatusResponse(req.status()), true);
+    return false;
+  }
+  req->remote_address = remote_;
+  req->peer_certificate = peer_;
+  const ServerOptions& opts = state_->options;
+  if (!IsHealthPath(req->path) || opts.health_requires_auth) {
+    std::optional<Identity> id = opts.authenticator ? opts.authenticator(*req) : std::nullopt;
+    if (!id) {
+      // Refused before its body is read; a connection with an unread body cannot be reused.
+      drain_before_close_ = has_body;
+      Respond(StatusResponse(401, "Unauthorized", "Unauthorized"), has_body);
+      return false;
+    }
+    req->identity = std::move(*id);
+  }
+  request_ = std::move(*req);
+  return true;
+}
+
 void Connection::Dispatch() {
   auto msg = parser_->release();
   keep_alive_ = msg.keep_alive();
-  auto req = BuildRequest(std::move(msg));
-  if (!req.ok()) return Respond(StatusResponse(req.status()), true);
-  req->remote_address = remote_;
-  req->peer_certificate = peer_;
+  Request req = std::move(*request_);
+  request_.reset();
+  req.body = std::move(msg.body());
 
-  const ServerOptions& opts = state_->options;
-  const bool health = IsHealthPath(req->path);
-  if (!health || opts.health_requires_auth) {
-    std::optional<Identity> id = opts.authenticator ? opts.authenticator(*req) : std::nullopt;
-    if (!id) return Respond(StatusResponse(401, "Unauthorized", "Unauthorized"), false);
-    req->identity = std::move(*id);
-  }
-  if (health) {
-    std::string_view endpoint = std::string_view(req->path).substr(1);
+  if (IsHealthPath(req.path)) {
+    std::string_view endpoint = std::string_view(req.path).substr(1);
     std::vector<HealthCheck> checks = {{"ping", true}};
     if (endpoint == "readyz") {
       checks.push_back({"poststarthook/svcplane-ready", state_->ready.load()});
       checks.push_back({"shutdown", !state_->shutting_down.load()});
     }
-    return Respond(HealthResponse(endpoint, checks, req->Query("verbose").has_value()), false);
+    return Respond(HealthResponse(endpoint, checks, req.Query("verbose").has_value()), false);
   }
 
   phase_ = Phase::kHandling;
-  net::post(*state_->workers, [self = shared_from_this(), req = std::move(*req)]() mutable {
+  net::post(*state_->workers, [self = shared_from_this(), req = std::move(req)]() mutable {
     Reply reply = RunHandler(self->state_->handler, req);
     net::post(self->stream_.get_executor(),
               [self, reply = std::move(reply)]() mutable { self->OnReply(std::move(reply)); });
@@ -292,7 +327,7 @@ void Connection::Respond(Response r, bool close_after) {
   res->version(11);
   res->result(ValidStatus(r.status));
   res->set(bhttp::field::content_type, r.content_type);
-  for (auto& [name, value] : r.headers) res->insert(name, value);
+  CopyHeaders(r.headers, *res);
   const unsigned code = res->result_int();
   if (code < 200 || code == 204 || code == 304) r.body.clear();  // these carry no body
   res->body() = std::move(r.body);
@@ -306,8 +341,35 @@ void Connection::Respond(Response r, bool close_after) {
 }
 
 void Connection::OnWritten(beast::error_code ec, bool close_after) {
+  if (!ec && drain_before_close_) return Drain(0);
   if (ec || close_after || shutting_down_) return Close();
   ReadRequest();
+}
+
+void Connection::Drain(std::size_t drained) {
+  // Closing a socket with unread input makes the kernel send a reset, which can destroy the
+  // 413 before a client still uploading has read it (Go's client reads the response only after
+  // its write fails or ends). So read and drop the rest of the body first, within bounds.
+  if (drained > kMaxDrainBytes) {
+    closing_ = true;
+    phase_ = Phase::kClosing;
+    tcp().close();
+    return;
+  }
+  phase_ = Phase::kClosing;
+  if (drained == 0) {
+    tcp().expires_after(kDrainTimeout);
+    drain_buf_.resize(16 * 1024);  // one TLS record per read
+  }
+  stream_.async_read_some(net::buffer(drain_buf_), [self = shared_from_this(), drained](
+                                                       beast::error_code ec, std::size_t n) {
+    if (ec) {
+      self->closing_ = true;
+      self->tcp().close();
+      return;
+    }
+    self->Drain(drained + n);
+  });
 }
 
 void Connection::Close() {
@@ -330,7 +392,7 @@ void Connection::StartStream(std::shared_ptr<StreamWriter> writer) {
   stream_head_->version(11);
   stream_head_->result(ValidStatus(head.status));
   stream_head_->set(bhttp::field::content_type, head.content_type);
-  for (const auto& [name, value] : head.headers) stream_head_->insert(name, value);
+  CopyHeaders(head.headers, *stream_head_);
   stream_head_->chunked(true);
   // The connection ends with the stream: it keeps a read pending to notice the client leaving,
   // and that read may consume bytes of a next request.
@@ -408,6 +470,9 @@ void Connection::OnDetectRead(beast::error_code ec) {
   detect_read_pending_ = false;
   if (stream_done_) return Close();
   if (!ec) return StartDetectRead();  // the client sent bytes; a stream ignores them
+  // A client that got the terminating chunk may hang up before our write completion runs;
+  // that stream ended as asked, so let OnChunkWritten settle it.
+  if (chunk_in_flight_ && chunk_is_last_) return;
   AbortStream(StreamEnd::kClientGone);
 }
 

@@ -4,6 +4,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/core.hpp>
@@ -45,11 +46,13 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void ReadBody();
   void OnBody(boost::beast::error_code ec);
   void RespondTooLarge();
+  bool AcceptHead();  // parses and authenticates the head; false when already answered
   void Dispatch();
   void OnReply(Reply reply);
   void Respond(Response response, bool close_after);
   void OnWritten(boost::beast::error_code ec, bool close_after);
   void Close();
+  void Drain(std::size_t drained);
 
   void StartStream(std::shared_ptr<StreamWriter> writer);
   void OnStreamHead(boost::beast::error_code ec);
@@ -63,6 +66,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   Stream stream_;
   boost::beast::flat_buffer buffer_;
   std::optional<Parser> parser_;
+  std::optional<Request> request_;  // the authenticated head while its body is read
   std::string remote_;
   std::optional<PeerCertificate> peer_;
   Phase phase_ = Phase::kHandshake;
@@ -70,6 +74,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   bool shutting_down_ = false;
   bool closing_ = false;
   bool keep_alive_ = true;
+  bool drain_before_close_ = false;
+  std::vector<char> drain_buf_;
 
   // Streaming state.
   std::shared_ptr<StreamWriter> writer_;
