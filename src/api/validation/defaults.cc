@@ -1,12 +1,67 @@
 #include "api/validation/defaults.h"
 
+#include <algorithm>
+#include <map>
+
+#include "api/validation/internal/raw_json.h"
+
 namespace svcplane::api::validation {
 namespace {
 
 constexpr int32_t kDefaultClientIPServiceAffinitySeconds = 10800;
 constexpr int64_t kDefaultTerminationGracePeriodSeconds = 30;
 
+// SetDefaults_Pod: a resource with a limit but no request gets the limit as its request. The
+// model keeps `resources` as raw JSON, so the object is rewritten (in Go's field order: limits,
+// requests, then the rest) only when a request is actually added.
+void DefaultRequestsFromLimits(meta::RawJson& resources) {
+  if (resources.text.empty()) return;
+  auto members = internal::ParseObjectMembers(resources.text);
+  if (!members) return;
+  std::optional<internal::RawMembers> limits;
+  std::map<std::string, std::string> requests;  // name -> quantity text, sorted like Go's maps
+  std::string limits_raw;
+  for (const auto& [key, raw] : *members) {
+    if (key == "limits") {
+      limits = internal::ParseObjectMembers(raw);
+      limits_raw = raw;
+    } else if (key == "requests") {
+      if (auto list = internal::ParseObjectMembers(raw)) {
+        for (const auto& [name, value] : *list) {
+          if (auto text = internal::ScalarText(value)) requests[name] = *text;
+        }
+      } else if (raw != "null") {
+        return;
+      }
+    }
+  }
+  if (!limits) return;
+  bool added = false;
+  for (const auto& [name, value] : *limits) {
+    auto text = internal::ScalarText(value);
+    if (text && !requests.count(name)) {
+      requests[name] = *text;
+      added = true;
+    }
+  }
+  if (!added) return;
+  std::string out = "{\"limits\":" + limits_raw + ",\"requests\":{";
+  bool first = true;
+  for (const auto& [name, text] : requests) {
+    if (!first) out += ",";
+    first = false;
+    out += "\"" + name + "\":\"" + text + "\"";
+  }
+  out += "}";
+  for (const auto& [key, raw] : *members) {
+    if (key == "limits" || key == "requests") continue;
+    out += ",\"" + key + "\":" + raw;
+  }
+  resources.text = out + "}";
+}
+
 void DefaultContainer(core::v1::Container& c, bool host_network) {
+  DefaultRequestsFromLimits(c.resources);
   if (c.image_pull_policy.empty()) c.image_pull_policy = DefaultImagePullPolicy(c.image);
   if (c.termination_message_path.empty()) c.termination_message_path = "/dev/termination-log";
   if (c.termination_message_policy.empty()) c.termination_message_policy = "File";

@@ -24,7 +24,8 @@ void Default(core::v1::Service& svc);
 // 30, schedulerName default-scheduler, enableServiceLinks true, serviceAccount mirrored with
 // serviceAccountName; containers: imagePullPolicy (Always for :latest or untagged, else
 // IfNotPresent), terminationMessagePath /dev/termination-log, terminationMessagePolicy File,
-// port protocol TCP, and hostPort = containerPort under hostNetwork.
+// port protocol TCP, hostPort = containerPort under hostNetwork, and resources.requests
+// filled from resources.limits where missing.
 void Default(core::v1::Pod& pod);
 // status.allocatable defaults to status.capacity.
 void Default(core::v1::Node& node);

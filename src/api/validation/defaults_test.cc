@@ -145,6 +145,27 @@ TEST(DefaultPodTest, KeepsExplicitValues) {
   EXPECT_EQ(pod.spec.security_context->text, R"({"runAsUser":1000})");
 }
 
+TEST(DefaultPodTest, RequestsDefaultToLimits) {
+  core::v1::Pod pod;
+  pod.spec.containers.resize(2);
+  pod.spec.containers[0].resources.text =
+      R"({"claims":[{"name":"gpu"}], "limits": {"memory": "1Gi", "cpu": 2}, "requests": {"cpu": "500m"}})";
+  pod.spec.containers[1].resources.text = R"({"requests":{"cpu":"1"}})";
+  pod.spec.init_containers.resize(1);
+  pod.spec.init_containers[0].resources.text = R"({"limits":{"cpu":"1"}})";
+  Default(pod);
+  EXPECT_EQ(pod.spec.containers[0].resources.text,
+            R"({"limits":{"memory": "1Gi", "cpu": 2},"requests":{"cpu":"500m","memory":"1Gi"},)"
+            R"("claims":[{"name":"gpu"}]})");
+  EXPECT_EQ(pod.spec.containers[1].resources.text, R"({"requests":{"cpu":"1"}})");
+  EXPECT_EQ(pod.spec.init_containers[0].resources.text,
+            R"({"limits":{"cpu":"1"},"requests":{"cpu":"1"}})");
+  // Idempotent: nothing left to add.
+  std::string once = pod.spec.containers[0].resources.text;
+  Default(pod);
+  EXPECT_EQ(pod.spec.containers[0].resources.text, once);
+}
+
 TEST(DefaultPodTest, HostNetworkCopiesContainerPortToHostPort) {
   core::v1::Pod pod;
   pod.spec.host_network = true;

@@ -506,9 +506,15 @@ FieldErrorList ValidateUpdate(const Service& svc, const Service& old) {
 }
 
 FieldErrorList ValidateStatusUpdate(const Service& svc, const Service& old) {
-  // status.loadBalancer.ingress is kept as raw JSON by the model, so its per-field rules
-  // (ip/hostname/ipMode) are not checked here.
-  return ValidateObjectMetaUpdate(svc.metadata, old.metadata, Path("metadata"));
+  FieldErrorList errs = ValidateObjectMetaUpdate(svc.metadata, old.metadata, Path("metadata"));
+  // ValidateLoadBalancerStatus with AllowServiceLBStatusOnNonLB off (its default). The model
+  // keeps ingress entries as raw JSON, so their per-field rules (ip, hostname, ipMode) are not
+  // checked here.
+  if (svc.spec.type != "LoadBalancer" && !svc.status.load_balancer.ingress.empty()) {
+    errs.push_back(Forbidden(Path("status").Child("loadBalancer").Child("ingress"),
+                             "may only be used when `spec.type` is 'LoadBalancer'"));
+  }
+  return errs;
 }
 
 }  // namespace svcplane::api::validation

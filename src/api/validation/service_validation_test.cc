@@ -511,5 +511,16 @@ TEST(ServiceUpdateTest, StatusUpdateChecksMetadataOnly) {
               ElementsAre("metadata.uid: Invalid value: \"x\": field is immutable"));
 }
 
+TEST(ServiceUpdateTest, StatusIngressOnlyForLoadBalancer) {
+  Service old = ValidService();
+  Service svc = old;
+  svc.status.load_balancer.ingress.push_back(meta::RawJson{R"({"ip":"192.0.2.10"})"});
+  EXPECT_THAT(Errs(ValidateStatusUpdate(svc, old)),
+              ElementsAre("status.loadBalancer.ingress: Forbidden: may only be used when "
+                          "`spec.type` is 'LoadBalancer'"));
+  svc.spec.type = "LoadBalancer";
+  EXPECT_THAT(Errs(ValidateStatusUpdate(svc, old)), IsEmpty());
+}
+
 }  // namespace
 }  // namespace svcplane::api::validation
