@@ -7,18 +7,30 @@
 namespace svcplane::api::selectors {
 namespace {
 
-// Byte length of the UTF-8 sequence starting at s[i], or 0 if it is not valid UTF-8.
+// Byte length of the UTF-8 sequence starting at s[i], or 0 where Go's decoder yields RuneError
+// for a single byte (bad lead or continuation, truncation, overlong form, surrogate, > U+10FFFF).
 size_t Utf8Len(std::string_view s, size_t i) {
-  auto b = static_cast<unsigned char>(s[i]);
-  size_t n = b < 0x80             ? 1
-             : (b & 0xE0) == 0xC0 ? 2
-             : (b & 0xF0) == 0xE0 ? 3
-             : (b & 0xF8) == 0xF0 ? 4
-                                  : 0;
-  if (n == 0 || i + n > s.size()) return 0;
-  for (size_t k = 1; k < n; ++k) {
-    if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return 0;
+  auto b0 = static_cast<unsigned char>(s[i]);
+  if (b0 < 0x80) return 1;
+  size_t n;
+  char32_t r;
+  char32_t min;
+  if ((b0 & 0xE0) == 0xC0) {
+    n = 2, r = b0 & 0x1F, min = 0x80;
+  } else if ((b0 & 0xF0) == 0xE0) {
+    n = 3, r = b0 & 0x0F, min = 0x800;
+  } else if ((b0 & 0xF8) == 0xF0) {
+    n = 4, r = b0 & 0x07, min = 0x10000;
+  } else {
+    return 0;
   }
+  if (i + n > s.size()) return 0;
+  for (size_t k = 1; k < n; ++k) {
+    auto b = static_cast<unsigned char>(s[i + k]);
+    if ((b & 0xC0) != 0x80) return 0;
+    r = (r << 6) | (b & 0x3F);
+  }
+  if (r < min || r > 0x10FFFF || (r >= 0xD800 && r <= 0xDFFF)) return 0;
   return n;
 }
 

@@ -68,6 +68,11 @@ TEST(FieldSelectorParse, Errors) {
   EXPECT_EQ(ParseError("a=b\\"), "invalid field selector: invalid escape sequence: \\");
   EXPECT_EQ(ParseError("a=\\\xC3\xA9"),
             "invalid field selector: invalid escape sequence: \\\xC3\xA9");
+  // Invalid UTF-8 after a backslash reads as U+FFFD, as Go's range loop does.
+  EXPECT_EQ(ParseError("a=\\\xC0\x80"),
+            "invalid field selector: invalid escape sequence: \\\xEF\xBF\xBD");
+  EXPECT_EQ(MustParse("a=\xff\\,").requirements()[0].value, "\xEF\xBF\xBD,");
+  EXPECT_EQ(MustParse("a=\xff").requirements()[0].value, "\xff");  // fast path keeps bytes
   EXPECT_EQ(UnescapeFieldValue("a,b").status().message(),
             "invalid field selector: unescaped character in value: 44");
 }

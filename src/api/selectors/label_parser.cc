@@ -7,140 +7,15 @@
 #include <string_view>
 #include <vector>
 
+#include "api/selectors/internal/label_lexer.h"
 #include "api/selectors/label_selector.h"
 #include "api/validation/names.h"
 
 namespace svcplane::api::selectors {
 namespace {
 
-enum class Token {
-  kError,
-  kEndOfString,
-  kClosedPar,
-  kComma,
-  kDoesNotExist,
-  kDoubleEquals,
-  kEquals,
-  kGreaterThan,
-  kIdentifier,
-  kIn,
-  kLessThan,
-  kNotEquals,
-  kNotIn,
-  kOpenPar,
-};
-
-// string2token: the literal tokens. Identifiers are everything else.
-bool LookupToken(std::string_view s, Token* tok) {
-  static constexpr std::pair<std::string_view, Token> kTokens[] = {
-      {")", Token::kClosedPar},     {",", Token::kComma},    {"!", Token::kDoesNotExist},
-      {"==", Token::kDoubleEquals}, {"=", Token::kEquals},   {">", Token::kGreaterThan},
-      {"in", Token::kIn},           {"<", Token::kLessThan}, {"!=", Token::kNotEquals},
-      {"notin", Token::kNotIn},     {"(", Token::kOpenPar},
-  };
-  for (const auto& [lit, t] : kTokens) {
-    if (lit == s) {
-      *tok = t;
-      return true;
-    }
-  }
-  return false;
-}
-
-bool IsWhitespace(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
-
-bool IsSpecialSymbol(char c) {
-  switch (c) {
-    case '=':
-    case '!':
-    case '(':
-    case ')':
-    case ',':
-    case '>':
-    case '<':
-      return true;
-    default:
-      return false;
-  }
-}
-
-struct ScannedItem {
-  Token tok;
-  std::string_view literal;  // points into the input
-};
-
-class Lexer {
- public:
-  explicit Lexer(std::string_view s) : s_(s) {}
-
-  ScannedItem Lex() {
-    char ch = SkipWhiteSpaces(Read());
-    if (ch == 0) return {Token::kEndOfString, {}};
-    Unread();
-    return IsSpecialSymbol(ch) ? ScanSpecialSymbol() : ScanIdOrKeyword();
-  }
-
- private:
-  char Read() {
-    if (pos_ < s_.size()) return s_[pos_++];
-    return 0;
-  }
-  void Unread() { --pos_; }
-
-  char SkipWhiteSpaces(char ch) {
-    while (IsWhitespace(ch)) ch = Read();
-    return ch;
-  }
-
-  ScannedItem ScanIdOrKeyword() {
-    size_t start = pos_;
-    size_t len = 0;
-    while (true) {
-      char ch = Read();
-      if (ch == 0) break;
-      if (IsSpecialSymbol(ch) || IsWhitespace(ch)) {
-        Unread();
-        break;
-      }
-      ++len;
-    }
-    std::string_view lit = s_.substr(start, len);
-    Token tok;
-    if (LookupToken(lit, &tok)) return {tok, lit};
-    return {Token::kIdentifier, lit};
-  }
-
-  // Longest run of special symbols that still forms a token ("!=" but "!" "(" for "!(").
-  ScannedItem ScanSpecialSymbol() {
-    size_t start = pos_;
-    size_t len = 0;
-    ScannedItem last{Token::kError, {}};
-    while (true) {
-      char ch = Read();
-      if (ch == 0) break;
-      if (!IsSpecialSymbol(ch)) {
-        Unread();
-        break;
-      }
-      ++len;
-      Token tok;
-      if (LookupToken(s_.substr(start, len), &tok)) {
-        last = {tok, s_.substr(start, len)};
-      } else if (last.tok != Token::kError) {
-        Unread();
-        break;
-      }
-    }
-    if (last.tok == Token::kError) {
-      // Unreachable in practice (every single special symbol is a token), kept for parity.
-      return {Token::kError, s_.substr(start, len)};
-    }
-    return last;
-  }
-
-  std::string_view s_;
-  size_t pos_ = 0;
-};
+using internal::ScannedItem;
+using internal::Token;
 
 // In the Values context the keywords "in"/"notin" are plain identifiers ("x in (in)").
 enum class Context { kKeyAndOperator, kValues };
@@ -155,14 +30,7 @@ std::string Found(std::string_view lit, std::string_view expected) {
 
 class Parser {
  public:
-  explicit Parser(std::string_view s) {
-    Lexer lexer(s);
-    while (true) {
-      ScannedItem item = lexer.Lex();
-      items_.push_back(item);
-      if (item.tok == Token::kEndOfString) break;
-    }
-  }
+  explicit Parser(std::string_view s) : items_(internal::ScanAll(s)) {}
 
   Result<std::vector<Requirement>> Parse() {
     std::vector<Requirement> reqs;
@@ -307,7 +175,12 @@ class Parser {
             out->insert("");
             return Status::Ok();
           }
-          if (t2 == Token::kComma) out->insert("");
+          if (t2 == Token::kComma) {
+            // Upstream consumes the second comma here, so "(,,)" fails on ')' while "(,,,)"
+            // parses (checked against kubectl 1.27-1.33).
+            Consume(Context::kValues);
+            out->insert("");
+          }
           continue;
         }
         default:

@@ -104,6 +104,53 @@ TEST(LabelSelectorParse, QualifiedKeys) {
       "endpointslice.kubernetes.io/managed-by=endpointslice-controller.k8s.io");
 }
 
+// Upstream TestSetSelectorParser: inputs, validity and canonical form.
+TEST(LabelSelectorParse, UpstreamSetSelectorTable) {
+  struct Case {
+    std::string_view in;
+    std::string_view canonical;  // empty with ok=false
+    bool ok;
+  };
+  const Case cases[] = {
+      {"", "", true},
+      {"x,y in (a)", "x,y in (a)", true},
+      {"x=a", "x=a", true},
+      {"x>1", "x>1", true},
+      {"x<7", "x<7", true},
+      {"x=a,y!=b", "x=a,y!=b", true},
+      {"x=a,y!=b,z in (h,i,j)", "x=a,y!=b,z in (h,i,j)", true},
+      {"x notin ( )", "x notin ()", true},
+      {"x notin (, a)", "x notin (,a)", true},
+      {"a ", "a", true},
+      {"a in (x,y,notin, z,in)", "a in (in,notin,x,y,z)", true},
+      {"x=a||y=b", "", false},
+      {"x,,y", "", false},
+      {",x,y", "", false},
+      {"x nott in (y)", "", false},
+      {"a in (xyz),", "", false},
+      {"a in (xyz)b notin ()", "", false},
+      {"a in (xyz abc)", "", false},
+      {"a notin(", "", false},
+      {"a (", "", false},
+      {"(", "", false},
+      {"x>a", "", false},
+      {"x<a", "", false},
+      {"x>1,y", "x>1,y", true},
+  };
+  for (const Case& c : cases) {
+    auto sel = ParseLabelSelector(c.in);
+    EXPECT_EQ(sel.ok(), c.ok) << c.in;
+    if (sel.ok()) {
+      EXPECT_EQ(sel->String(), c.canonical) << c.in;
+    }
+  }
+  EXPECT_EQ(ParseError("x nott in (y)"),
+            "unable to parse requirement: found 'nott', expected: in, notin, =, ==, !=, gt, lt");
+  EXPECT_EQ(ParseError("a in (xyz)b notin ()"), "found 'b', expected: ',' or 'end of string'");
+  EXPECT_EQ(ParseError("a notin("),
+            "unable to parse requirement: found '', expected: ',', ')' or identifier");
+}
+
 TEST(LabelSelectorParse, OperatorErrors) {
   EXPECT_EQ(ParseError("app IN (a)"),
             "unable to parse requirement: found 'IN', expected: in, notin, =, ==, !=, gt, lt");
@@ -144,6 +191,13 @@ TEST(LabelSelectorParse, ValueListErrors) {
             "unable to parse requirement: found '', expected: ',', ')' or identifier");
   EXPECT_EQ(ParseError("x in (,=)"),
             "unable to parse requirement: found '=', expected: ',', or identifier");
+  // After ",," upstream has consumed both commas (verified with kubectl 1.27-1.33).
+  EXPECT_EQ(ParseError("x in (,,)"),
+            "unable to parse requirement: found ')', expected: ',', or identifier");
+  EXPECT_EQ(ParseError("x in (a,,)"),
+            "unable to parse requirement: found ')', expected: ',', or identifier");
+  EXPECT_EQ(MustParse("x in (,,,)").String(), "x in ()");
+  EXPECT_EQ(MustParse("x in (a,,,b)").String(), "x in (,a,b)");
   EXPECT_EQ(ParseError("x=("), "unable to parse requirement: found '(', expected: identifier");
   EXPECT_EQ(ParseError("x!=)"), "unable to parse requirement: found ')', expected: identifier");
 }

@@ -1,7 +1,5 @@
 #include "api/validation/names.h"
 
-#include <arpa/inet.h>
-
 #include <algorithm>
 #include <cctype>
 #include <cstring>
@@ -323,18 +321,94 @@ bool ParseIPv4Sloppy(std::string_view s, uint8_t out[4]) {
 
 }  // namespace
 
+namespace {
+
+// Go's xtoi: hex digits, at least one, stopping before overflow of 0xFFFFFF.
+bool HexToInt(std::string_view s, int* n, size_t* consumed) {
+  int v = 0;
+  size_t i = 0;
+  for (; i < s.size(); ++i) {
+    char c = s[i];
+    int d;
+    if (c >= '0' && c <= '9') {
+      d = c - '0';
+    } else if (c >= 'a' && c <= 'f') {
+      d = c - 'a' + 10;
+    } else if (c >= 'A' && c <= 'F') {
+      d = c - 'A' + 10;
+    } else {
+      break;
+    }
+    v = v * 16 + d;
+    if (v >= 0xFFFFFF) return false;
+  }
+  if (i == 0) return false;
+  *n = v;
+  *consumed = i;
+  return true;
+}
+
+// Go 1.16's parseIPv6 (kept by ParseIPSloppy): groups of any number of hex digits up to 0xFFFF,
+// one "::", an optional trailing dotted quad (sloppy IPv4 rules), no zone.
+bool ParseIPv6Sloppy(std::string_view s, std::array<uint8_t, 16>* ip) {
+  ip->fill(0);
+  int ellipsis = -1;
+  if (s.size() >= 2 && s[0] == ':' && s[1] == ':') {
+    ellipsis = 0;
+    s.remove_prefix(2);
+    if (s.empty()) return true;
+  }
+  int i = 0;
+  while (i < 16) {
+    int n;
+    size_t c;
+    if (!HexToInt(s, &n, &c) || n > 0xFFFF) return false;
+    if (c < s.size() && s[c] == '.') {
+      if ((ellipsis < 0 && i != 12) || i + 4 > 16) return false;
+      if (!ParseIPv4Sloppy(s, &(*ip)[i])) return false;
+      s = {};
+      i += 4;
+      break;
+    }
+    (*ip)[i] = static_cast<uint8_t>(n >> 8);
+    (*ip)[i + 1] = static_cast<uint8_t>(n);
+    i += 2;
+    s.remove_prefix(c);
+    if (s.empty()) break;
+    if (s[0] != ':' || s.size() == 1) return false;
+    s.remove_prefix(1);
+    if (s[0] == ':') {
+      if (ellipsis >= 0) return false;
+      ellipsis = i;
+      s.remove_prefix(1);
+      if (s.empty()) break;
+    }
+  }
+  if (!s.empty()) return false;
+  if (i < 16) {
+    if (ellipsis < 0) return false;
+    int n = 16 - i;
+    for (int j = i - 1; j >= ellipsis; --j) (*ip)[j + n] = (*ip)[j];
+    for (int j = ellipsis + n - 1; j >= ellipsis; --j) (*ip)[j] = 0;
+  } else if (ellipsis >= 0) {
+    return false;  // "::" must stand for at least one zero group
+  }
+  return true;
+}
+
+}  // namespace
+
 bool ParseIPSloppy(std::string_view value, ParsedIP* out) {
+  // Like net.ParseIP, the first '.' or ':' decides the family.
+  size_t sep = value.find_first_of(".:");
+  if (sep == std::string_view::npos) return false;
   ParsedIP ip;
-  if (value.find(':') == std::string_view::npos) {
+  if (value[sep] == '.') {
     ip.bytes[10] = ip.bytes[11] = 0xff;
     if (!ParseIPv4Sloppy(value, &ip.bytes[12])) return false;
     ip.textual_v4 = true;
-  } else {
-    if (value.size() > 64 || value.find('\0') != std::string_view::npos) return false;
-    char buf[65];
-    std::memcpy(buf, value.data(), value.size());
-    buf[value.size()] = '\0';
-    if (inet_pton(AF_INET6, buf, ip.bytes.data()) != 1) return false;
+  } else if (!ParseIPv6Sloppy(value, &ip.bytes)) {
+    return false;
   }
   *out = ip;
   return true;

@@ -77,8 +77,10 @@ FieldErrorList ValidateAnnotations(const meta::StringMap& annotations, const Fie
 // Sum of key and value lengths, as ValidateAnnotationsSize counts it.
 int64_t AnnotationsSize(const meta::StringMap& annotations);
 
-// An IP address parsed as Go's net.ParseIP (k8s ParseIPSloppy): IPv4 dotted quads may carry
-// leading zeros (read as decimal), IPv6 as inet_pton accepts it, no zones.
+// An IP address parsed exactly as k8s.io/utils/net.ParseIPSloppy (Go 1.16's net.ParseIP, which
+// upstream validation uses): IPv4 dotted quads may carry leading zeros (read as decimal), IPv6
+// groups may have leading zeros beyond four digits, no zones. A hand port rather than inet_pton,
+// which is stricter than upstream on both counts.
 struct ParsedIP {
   std::array<uint8_t, 16> bytes{};  // IPv4 as IPv4-mapped IPv6, like Go's net.IP
   bool textual_v4 = false;          // written as a dotted quad (decides the CIDR bit length)

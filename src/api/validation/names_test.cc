@@ -218,8 +218,10 @@ TEST(ValidateAnnotations, KeysCaseInsensitiveAndTotalSize) {
 
 TEST(IPs, SloppyParsingAsUpstream) {
   auto path = Path("spec").Child("clusterIP");
-  for (std::string_view ok : {"1.2.3.4", "0.0.0.0", "255.255.255.255", "010.001.02.3", "::", "::1",
-                              "2001:db8::ffff", "::ffff:1.2.3.4", "fe80::1:2:3:4"}) {
+  for (std::string_view ok :
+       {"1.2.3.4", "0.0.0.0", "255.255.255.255", "010.001.02.3", "::", "::1", "2001:db8::ffff",
+        "::ffff:1.2.3.4", "fe80::1:2:3:4", "1:2:3:4:5:6:7:8", "1:2:3:4:5:6:7::", "::2:3:4:5:6:7:8",
+        "00001::", "::ffff:01.2.3.4", "::1.2.3.4", "1:2:3:4:5:6:1.2.3.4", "ABCD:EF01::"}) {
     EXPECT_THAT(IsValidIP(path, ok), IsEmpty()) << ok;
   }
   for (std::string_view bad :

@@ -2,7 +2,8 @@
 // properties the API server relies on:
 //  - a parsed label selector prints a canonical form that parses back to the same form;
 //  - a parsed field selector prints a form that parses back to the same terms;
-//  - matching never throws or crashes on labels/fields derived from the input.
+//  - matching never throws or crashes on labels/fields derived from the input;
+//  - the validation primitives the parsers rely on (and the IP/CIDR parsers) are memory-safe.
 
 #include <algorithm>
 #include <cstdint>
@@ -14,6 +15,7 @@
 
 #include "api/selectors/field_selector.h"
 #include "api/selectors/label_selector.h"
+#include "api/validation/names.h"
 
 namespace {
 
@@ -81,11 +83,25 @@ void FuzzFields(std::string_view input) {
   (void)svcplane::api::selectors::SelectorForItemName(*sel, "name");
 }
 
+void FuzzValidation(std::string_view input) {
+  namespace v = svcplane::api::validation;
+  (void)v::IsQualifiedName(input);
+  (void)v::IsValidLabelValue(input);
+  (void)v::IsDNS1123Subdomain(input);
+  (void)v::IsValidPortName(input);
+  (void)v::GoQuote(input);
+  v::ParsedIP ip;
+  bool parsed = v::ParseIPSloppy(input, &ip);
+  if (parsed != v::IsValidIP(v::Path("ip"), input).empty()) Fail("IP verdicts differ", input, "");
+  (void)v::IsValidCIDR(v::Path("cidr"), input);
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view input(reinterpret_cast<const char*>(data), size);
   FuzzLabels(input);
   FuzzFields(input);
+  FuzzValidation(input);
   return 0;
 }
