@@ -129,8 +129,14 @@ TEST(AdmitTest, PodStatusUpdate) {
   status.status.pod_ip = "10.1.1.1";
   status.status.pod_ips = {{"10.1.1.1", {}}};
   ASSERT_TRUE(AdmitStatusUpdate(status, pod).ok());
+  // The singular podIP wins over a conflicting podIPs, as in upstream's v1 conversion.
   status.status.pod_ips = {{"nope", {}}};
-  EXPECT_EQ(AdmitStatusUpdate(status, pod).code(), Code::kInvalid);
+  ASSERT_TRUE(AdmitStatusUpdate(status, pod).ok());
+  EXPECT_EQ(status.status.pod_ips[0].ip, "10.1.1.1");
+  status.status.pod_ip = "nope";
+  Status st = AdmitStatusUpdate(status, pod);
+  EXPECT_EQ(st.code(), Code::kInvalid);
+  EXPECT_THAT(CauseFields(st), ElementsAre("status.podIPs[0] FieldValueInvalid"));
 }
 
 }  // namespace

@@ -150,9 +150,26 @@ void Default(core::v1::Pod& pod) {
   spec.service_account = spec.service_account_name;
   for (core::v1::Container& c : spec.containers) DefaultContainer(c, spec.host_network);
   for (core::v1::Container& c : spec.init_containers) DefaultContainer(c, spec.host_network);
+
+  // v1 -> internal -> v1 round trip of the singular/plural IP fields: the singular one wins when
+  // both are set and disagree (older kubelets), and is always written back as plural[0].
+  auto sync = [](std::string& single, std::vector<core::v1::PodIP>& plural) {
+    if (!single.empty() && (plural.empty() || plural[0].ip != single)) {
+      plural.assign(1, core::v1::PodIP{});
+      plural[0].ip = single;
+    }
+    single = plural.empty() ? std::string() : plural[0].ip;
+  };
+  sync(pod.status.pod_ip, pod.status.pod_ips);
+  sync(pod.status.host_ip, pod.status.host_ips);
 }
 
 void Default(core::v1::Node& node) {
+  // Conversion round trip, as for Pod IPs: podCIDR wins when it disagrees with podCIDRs[0].
+  std::string& cidr = node.spec.pod_cidr;
+  std::vector<std::string>& cidrs = node.spec.pod_cidrs;
+  if (!cidr.empty() && (cidrs.empty() || cidrs[0] != cidr)) cidrs = {cidr};
+  cidr = cidrs.empty() ? std::string() : cidrs[0];
   if (node.status.allocatable.empty() && !node.status.capacity.empty()) {
     node.status.allocatable = node.status.capacity;
   }

@@ -25,9 +25,11 @@ void Default(core::v1::Service& svc);
 // serviceAccountName; containers: imagePullPolicy (Always for :latest or untagged, else
 // IfNotPresent), terminationMessagePath /dev/termination-log, terminationMessagePolicy File,
 // port protocol TCP, hostPort = containerPort under hostNetwork, and resources.requests
-// filled from resources.limits where missing.
+// filled from resources.limits where missing. Also the v1 conversion round trip of status
+// podIP/podIPs and hostIP/hostIPs (singular wins on conflict; plural[0] written back).
 void Default(core::v1::Pod& pod);
-// status.allocatable defaults to status.capacity.
+// status.allocatable defaults to status.capacity; spec.podCIDR/podCIDRs kept in step as the
+// v1 conversion does.
 void Default(core::v1::Node& node);
 // Ports' protocol TCP.
 void Default(core::v1::Endpoints& ep);

@@ -187,6 +187,31 @@ TEST(DefaultPodTest, ServiceAccountFieldsMirrored) {
   EXPECT_EQ(pod.spec.service_account, "new");
 }
 
+TEST(DefaultPodTest, PodIPsFollowPodIP) {
+  core::v1::Pod pod;
+  pod.status.pod_ip = "10.1.1.1";
+  Default(pod);
+  ASSERT_EQ(pod.status.pod_ips.size(), 1u);
+  EXPECT_EQ(pod.status.pod_ips[0].ip, "10.1.1.1");
+
+  core::v1::Pod plural_only;
+  plural_only.status.pod_ips.resize(2);
+  plural_only.status.pod_ips[0].ip = "10.1.1.2";
+  plural_only.status.pod_ips[1].ip = "fd00::2";
+  plural_only.status.host_ips.resize(1);
+  plural_only.status.host_ips[0].ip = "192.168.0.5";
+  Default(plural_only);
+  EXPECT_EQ(plural_only.status.pod_ip, "10.1.1.2");
+  EXPECT_EQ(plural_only.status.pod_ips.size(), 2u);
+  EXPECT_EQ(plural_only.status.host_ip, "192.168.0.5");
+
+  core::v1::Pod conflict = plural_only;
+  conflict.status.pod_ip = "10.9.9.9";
+  Default(conflict);
+  ASSERT_EQ(conflict.status.pod_ips.size(), 1u);
+  EXPECT_EQ(conflict.status.pod_ips[0].ip, "10.9.9.9");
+}
+
 TEST(DefaultImagePullPolicyTest, FollowsTheTag) {
   EXPECT_EQ(DefaultImagePullPolicy("nginx"), "Always");
   EXPECT_EQ(DefaultImagePullPolicy("nginx:latest"), "Always");
@@ -231,6 +256,18 @@ TEST(DefaultNodeTest, AllocatableFromCapacity) {
   node.status.allocatable = {{"cpu", meta::Quantity{"3"}}};
   Default(node);
   EXPECT_EQ(node.status.allocatable.at("cpu").text, "3");
+}
+
+TEST(DefaultNodeTest, PodCIDRsInStep) {
+  core::v1::Node node;
+  node.spec.pod_cidr = "10.244.1.0/24";
+  Default(node);
+  EXPECT_EQ(node.spec.pod_cidrs, std::vector<std::string>{"10.244.1.0/24"});
+  core::v1::Node plural;
+  plural.spec.pod_cidrs = {"10.244.2.0/24", "fd00:10:244:2::/64"};
+  Default(plural);
+  EXPECT_EQ(plural.spec.pod_cidr, "10.244.2.0/24");
+  EXPECT_EQ(plural.spec.pod_cidrs.size(), 2u);
 }
 
 TEST(DefaultEndpointsTest, PortProtocolTCP) {
