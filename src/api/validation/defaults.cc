@@ -132,6 +132,36 @@ void Default(core::v1::Service& svc) {
   }
   // Allocation hook: clusterIP(s), ipFamilies, ipFamilyPolicy and node ports are filled by the
   // Service allocator, not here (see header).
+
+  // LoadBalancerIPMode (GA): an ingress IP without ipMode gets "VIP". Entries are raw JSON, so
+  // one that needs it is rewritten with ipMode after ip/hostname, as Go orders the fields.
+  if (spec.type == "LoadBalancer") {
+    for (meta::RawJson& ing : svc.status.load_balancer.ingress) {
+      auto members = internal::ParseObjectMembers(ing.text);
+      if (!members) continue;
+      bool has_ip = false, has_mode = false;
+      for (const auto& [key, value] : *members) {
+        if (key == "ip") has_ip = internal::ScalarText(value).value_or("") != "";
+        if (key == "ipMode") has_mode = value != "null";
+      }
+      if (!has_ip || has_mode) continue;
+      std::string out = "{";
+      auto emit = [&](std::string_view key, std::string_view value) {
+        if (out.size() > 1) out += ",";
+        out += "\"" + std::string(key) + "\":" + std::string(value);
+      };
+      for (std::string_view known : {"ip", "hostname"}) {
+        for (const auto& [key, value] : *members) {
+          if (key == known) emit(key, value);
+        }
+      }
+      emit("ipMode", "\"VIP\"");
+      for (const auto& [key, value] : *members) {
+        if (key != "ip" && key != "hostname" && key != "ipMode") emit(key, value);
+      }
+      ing.text = out + "}";
+    }
+  }
 }
 
 void Default(core::v1::Pod& pod) {

@@ -18,7 +18,8 @@ void Default(core::v1::Namespace& ns);
 // type ClusterIP; ports' protocol TCP and targetPort = port; sessionAffinity None (and its
 // config cleared) or ClientIP with timeoutSeconds 10800; externalTrafficPolicy Cluster when
 // externally accessible; internalTrafficPolicy Cluster for ClusterIP/NodePort/LoadBalancer;
-// allocateLoadBalancerNodePorts true for LoadBalancer.
+// allocateLoadBalancerNodePorts true for LoadBalancer, and for LoadBalancer status ingress
+// entries with an ip, ipMode "VIP".
 void Default(core::v1::Service& svc);
 // restartPolicy Always, dnsPolicy ClusterFirst, securityContext {}, terminationGracePeriodSeconds
 // 30, schedulerName default-scheduler, enableServiceLinks true, serviceAccount mirrored with

@@ -69,6 +69,24 @@ TEST(DefaultServiceTest, LoadBalancerGetsAllocateNodePortsTrue) {
   EXPECT_EQ(svc.spec.allocate_load_balancer_node_ports, false);
 }
 
+TEST(DefaultServiceTest, LoadBalancerIngressGetsIPModeVIP) {
+  Service svc;
+  svc.spec.type = "LoadBalancer";
+  svc.status.load_balancer.ingress = {
+      meta::RawJson{R"({"ports":[{"port":80,"protocol":"TCP"}],"ip":"192.0.2.1"})"},
+      meta::RawJson{R"({"hostname":"lb.example.com"})"},
+      meta::RawJson{R"({"ip":"192.0.2.2","ipMode":"Proxy"})"}};
+  Default(svc);
+  EXPECT_EQ(svc.status.load_balancer.ingress[0].text,
+            R"({"ip":"192.0.2.1","ipMode":"VIP","ports":[{"port":80,"protocol":"TCP"}]})");
+  EXPECT_EQ(svc.status.load_balancer.ingress[1].text, R"({"hostname":"lb.example.com"})");
+  EXPECT_EQ(svc.status.load_balancer.ingress[2].text, R"({"ip":"192.0.2.2","ipMode":"Proxy"})");
+  Service cluster_ip;
+  cluster_ip.status.load_balancer.ingress = {meta::RawJson{R"({"ip":"192.0.2.1"})"}};
+  Default(cluster_ip);
+  EXPECT_EQ(cluster_ip.status.load_balancer.ingress[0].text, R"({"ip":"192.0.2.1"})");
+}
+
 TEST(DefaultServiceTest, ClusterIPWithExternalIPsIsExternallyAccessible) {
   Service svc;
   svc.spec.external_ips = {"192.0.2.1"};
