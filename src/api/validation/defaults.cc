@@ -1,12 +1,67 @@
 #include "api/validation/defaults.h"
 
+#include <algorithm>
+#include <map>
+
+#include "api/validation/internal/raw_json.h"
+
 namespace svcplane::api::validation {
 namespace {
 
 constexpr int32_t kDefaultClientIPServiceAffinitySeconds = 10800;
 constexpr int64_t kDefaultTerminationGracePeriodSeconds = 30;
 
+// SetDefaults_Pod: a resource with a limit but no request gets the limit as its request. The
+// model keeps `resources` as raw JSON, so the object is rewritten (in Go's field order: limits,
+// requests, then the rest) only when a request is actually added.
+void DefaultRequestsFromLimits(meta::RawJson& resources) {
+  if (resources.text.empty()) return;
+  auto members = internal::ParseObjectMembers(resources.text);
+  if (!members) return;
+  std::optional<internal::RawMembers> limits;
+  std::map<std::string, std::string> requests;  // name -> quantity text, sorted like Go's maps
+  std::string limits_raw;
+  for (const auto& [key, raw] : *members) {
+    if (key == "limits") {
+      limits = internal::ParseObjectMembers(raw);
+      limits_raw = raw;
+    } else if (key == "requests") {
+      if (auto list = internal::ParseObjectMembers(raw)) {
+        for (const auto& [name, value] : *list) {
+          if (auto text = internal::ScalarText(value)) requests[name] = *text;
+        }
+      } else if (raw != "null") {
+        return;
+      }
+    }
+  }
+  if (!limits) return;
+  bool added = false;
+  for (const auto& [name, value] : *limits) {
+    auto text = internal::ScalarText(value);
+    if (text && !requests.count(name)) {
+      requests[name] = *text;
+      added = true;
+    }
+  }
+  if (!added) return;
+  std::string out = "{\"limits\":" + limits_raw + ",\"requests\":{";
+  bool first = true;
+  for (const auto& [name, text] : requests) {
+    if (!first) out += ",";
+    first = false;
+    out += "\"" + name + "\":\"" + text + "\"";
+  }
+  out += "}";
+  for (const auto& [key, raw] : *members) {
+    if (key == "limits" || key == "requests") continue;
+    out += ",\"" + key + "\":" + raw;
+  }
+  resources.text = out + "}";
+}
+
 void DefaultContainer(core::v1::Container& c, bool host_network) {
+  DefaultRequestsFromLimits(c.resources);
   if (c.image_pull_policy.empty()) c.image_pull_policy = DefaultImagePullPolicy(c.image);
   if (c.termination_message_path.empty()) c.termination_message_path = "/dev/termination-log";
   if (c.termination_message_policy.empty()) c.termination_message_policy = "File";
@@ -77,6 +132,36 @@ void Default(core::v1::Service& svc) {
   }
   // Allocation hook: clusterIP(s), ipFamilies, ipFamilyPolicy and node ports are filled by the
   // Service allocator, not here (see header).
+
+  // LoadBalancerIPMode (GA): an ingress IP without ipMode gets "VIP". Entries are raw JSON, so
+  // one that needs it is rewritten with ipMode after ip/hostname, as Go orders the fields.
+  if (spec.type == "LoadBalancer") {
+    for (meta::RawJson& ing : svc.status.load_balancer.ingress) {
+      auto members = internal::ParseObjectMembers(ing.text);
+      if (!members) continue;
+      bool has_ip = false, has_mode = false;
+      for (const auto& [key, value] : *members) {
+        if (key == "ip") has_ip = internal::ScalarText(value).value_or("") != "";
+        if (key == "ipMode") has_mode = value != "null";
+      }
+      if (!has_ip || has_mode) continue;
+      std::string out = "{";
+      auto emit = [&](std::string_view key, std::string_view value) {
+        if (out.size() > 1) out += ",";
+        out += "\"" + std::string(key) + "\":" + std::string(value);
+      };
+      for (std::string_view known : {"ip", "hostname"}) {
+        for (const auto& [key, value] : *members) {
+          if (key == known) emit(key, value);
+        }
+      }
+      emit("ipMode", "\"VIP\"");
+      for (const auto& [key, value] : *members) {
+        if (key != "ip" && key != "hostname" && key != "ipMode") emit(key, value);
+      }
+      ing.text = out + "}";
+    }
+  }
 }
 
 void Default(core::v1::Pod& pod) {
@@ -95,9 +180,26 @@ void Default(core::v1::Pod& pod) {
   spec.service_account = spec.service_account_name;
   for (core::v1::Container& c : spec.containers) DefaultContainer(c, spec.host_network);
   for (core::v1::Container& c : spec.init_containers) DefaultContainer(c, spec.host_network);
+
+  // v1 -> internal -> v1 round trip of the singular/plural IP fields: the singular one wins when
+  // both are set and disagree (older kubelets), and is always written back as plural[0].
+  auto sync = [](std::string& single, std::vector<core::v1::PodIP>& plural) {
+    if (!single.empty() && (plural.empty() || plural[0].ip != single)) {
+      plural.assign(1, core::v1::PodIP{});
+      plural[0].ip = single;
+    }
+    single = plural.empty() ? std::string() : plural[0].ip;
+  };
+  sync(pod.status.pod_ip, pod.status.pod_ips);
+  sync(pod.status.host_ip, pod.status.host_ips);
 }
 
 void Default(core::v1::Node& node) {
+  // Conversion round trip, as for Pod IPs: podCIDR wins when it disagrees with podCIDRs[0].
+  std::string& cidr = node.spec.pod_cidr;
+  std::vector<std::string>& cidrs = node.spec.pod_cidrs;
+  if (!cidr.empty() && (cidrs.empty() || cidrs[0] != cidr)) cidrs = {cidr};
+  cidr = cidrs.empty() ? std::string() : cidrs[0];
   if (node.status.allocatable.empty() && !node.status.capacity.empty()) {
     node.status.allocatable = node.status.capacity;
   }

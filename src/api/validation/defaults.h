@@ -18,15 +18,19 @@ void Default(core::v1::Namespace& ns);
 // type ClusterIP; ports' protocol TCP and targetPort = port; sessionAffinity None (and its
 // config cleared) or ClientIP with timeoutSeconds 10800; externalTrafficPolicy Cluster when
 // externally accessible; internalTrafficPolicy Cluster for ClusterIP/NodePort/LoadBalancer;
-// allocateLoadBalancerNodePorts true for LoadBalancer.
+// allocateLoadBalancerNodePorts true for LoadBalancer, and for LoadBalancer status ingress
+// entries with an ip, ipMode "VIP".
 void Default(core::v1::Service& svc);
 // restartPolicy Always, dnsPolicy ClusterFirst, securityContext {}, terminationGracePeriodSeconds
 // 30, schedulerName default-scheduler, enableServiceLinks true, serviceAccount mirrored with
 // serviceAccountName; containers: imagePullPolicy (Always for :latest or untagged, else
 // IfNotPresent), terminationMessagePath /dev/termination-log, terminationMessagePolicy File,
-// port protocol TCP, and hostPort = containerPort under hostNetwork.
+// port protocol TCP, hostPort = containerPort under hostNetwork, and resources.requests
+// filled from resources.limits where missing. Also the v1 conversion round trip of status
+// podIP/podIPs and hostIP/hostIPs (singular wins on conflict; plural[0] written back).
 void Default(core::v1::Pod& pod);
-// status.allocatable defaults to status.capacity.
+// status.allocatable defaults to status.capacity; spec.podCIDR/podCIDRs kept in step as the
+// v1 conversion does.
 void Default(core::v1::Node& node);
 // Ports' protocol TCP.
 void Default(core::v1::Endpoints& ep);

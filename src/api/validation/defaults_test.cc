@@ -69,6 +69,24 @@ TEST(DefaultServiceTest, LoadBalancerGetsAllocateNodePortsTrue) {
   EXPECT_EQ(svc.spec.allocate_load_balancer_node_ports, false);
 }
 
+TEST(DefaultServiceTest, LoadBalancerIngressGetsIPModeVIP) {
+  Service svc;
+  svc.spec.type = "LoadBalancer";
+  svc.status.load_balancer.ingress = {
+      meta::RawJson{R"({"ports":[{"port":80,"protocol":"TCP"}],"ip":"192.0.2.1"})"},
+      meta::RawJson{R"({"hostname":"lb.example.com"})"},
+      meta::RawJson{R"({"ip":"192.0.2.2","ipMode":"Proxy"})"}};
+  Default(svc);
+  EXPECT_EQ(svc.status.load_balancer.ingress[0].text,
+            R"({"ip":"192.0.2.1","ipMode":"VIP","ports":[{"port":80,"protocol":"TCP"}]})");
+  EXPECT_EQ(svc.status.load_balancer.ingress[1].text, R"({"hostname":"lb.example.com"})");
+  EXPECT_EQ(svc.status.load_balancer.ingress[2].text, R"({"ip":"192.0.2.2","ipMode":"Proxy"})");
+  Service cluster_ip;
+  cluster_ip.status.load_balancer.ingress = {meta::RawJson{R"({"ip":"192.0.2.1"})"}};
+  Default(cluster_ip);
+  EXPECT_EQ(cluster_ip.status.load_balancer.ingress[0].text, R"({"ip":"192.0.2.1"})");
+}
+
 TEST(DefaultServiceTest, ClusterIPWithExternalIPsIsExternallyAccessible) {
   Service svc;
   svc.spec.external_ips = {"192.0.2.1"};
@@ -145,6 +163,27 @@ TEST(DefaultPodTest, KeepsExplicitValues) {
   EXPECT_EQ(pod.spec.security_context->text, R"({"runAsUser":1000})");
 }
 
+TEST(DefaultPodTest, RequestsDefaultToLimits) {
+  core::v1::Pod pod;
+  pod.spec.containers.resize(2);
+  pod.spec.containers[0].resources.text =
+      R"({"claims":[{"name":"gpu"}], "limits": {"memory": "1Gi", "cpu": 2}, "requests": {"cpu": "500m"}})";
+  pod.spec.containers[1].resources.text = R"({"requests":{"cpu":"1"}})";
+  pod.spec.init_containers.resize(1);
+  pod.spec.init_containers[0].resources.text = R"({"limits":{"cpu":"1"}})";
+  Default(pod);
+  EXPECT_EQ(pod.spec.containers[0].resources.text,
+            R"({"limits":{"memory": "1Gi", "cpu": 2},"requests":{"cpu":"500m","memory":"1Gi"},)"
+            R"("claims":[{"name":"gpu"}]})");
+  EXPECT_EQ(pod.spec.containers[1].resources.text, R"({"requests":{"cpu":"1"}})");
+  EXPECT_EQ(pod.spec.init_containers[0].resources.text,
+            R"({"limits":{"cpu":"1"},"requests":{"cpu":"1"}})");
+  // Idempotent: nothing left to add.
+  std::string once = pod.spec.containers[0].resources.text;
+  Default(pod);
+  EXPECT_EQ(pod.spec.containers[0].resources.text, once);
+}
+
 TEST(DefaultPodTest, HostNetworkCopiesContainerPortToHostPort) {
   core::v1::Pod pod;
   pod.spec.host_network = true;
@@ -164,6 +203,31 @@ TEST(DefaultPodTest, ServiceAccountFieldsMirrored) {
   pod.spec.service_account_name = "new";
   Default(pod);
   EXPECT_EQ(pod.spec.service_account, "new");
+}
+
+TEST(DefaultPodTest, PodIPsFollowPodIP) {
+  core::v1::Pod pod;
+  pod.status.pod_ip = "10.1.1.1";
+  Default(pod);
+  ASSERT_EQ(pod.status.pod_ips.size(), 1u);
+  EXPECT_EQ(pod.status.pod_ips[0].ip, "10.1.1.1");
+
+  core::v1::Pod plural_only;
+  plural_only.status.pod_ips.resize(2);
+  plural_only.status.pod_ips[0].ip = "10.1.1.2";
+  plural_only.status.pod_ips[1].ip = "fd00::2";
+  plural_only.status.host_ips.resize(1);
+  plural_only.status.host_ips[0].ip = "192.168.0.5";
+  Default(plural_only);
+  EXPECT_EQ(plural_only.status.pod_ip, "10.1.1.2");
+  EXPECT_EQ(plural_only.status.pod_ips.size(), 2u);
+  EXPECT_EQ(plural_only.status.host_ip, "192.168.0.5");
+
+  core::v1::Pod conflict = plural_only;
+  conflict.status.pod_ip = "10.9.9.9";
+  Default(conflict);
+  ASSERT_EQ(conflict.status.pod_ips.size(), 1u);
+  EXPECT_EQ(conflict.status.pod_ips[0].ip, "10.9.9.9");
 }
 
 TEST(DefaultImagePullPolicyTest, FollowsTheTag) {
@@ -210,6 +274,18 @@ TEST(DefaultNodeTest, AllocatableFromCapacity) {
   node.status.allocatable = {{"cpu", meta::Quantity{"3"}}};
   Default(node);
   EXPECT_EQ(node.status.allocatable.at("cpu").text, "3");
+}
+
+TEST(DefaultNodeTest, PodCIDRsInStep) {
+  core::v1::Node node;
+  node.spec.pod_cidr = "10.244.1.0/24";
+  Default(node);
+  EXPECT_EQ(node.spec.pod_cidrs, std::vector<std::string>{"10.244.1.0/24"});
+  core::v1::Node plural;
+  plural.spec.pod_cidrs = {"10.244.2.0/24", "fd00:10:244:2::/64"};
+  Default(plural);
+  EXPECT_EQ(plural.spec.pod_cidr, "10.244.2.0/24");
+  EXPECT_EQ(plural.spec.pod_cidrs.size(), 2u);
 }
 
 TEST(DefaultEndpointsTest, PortProtocolTCP) {

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "api/validation/internal/common.h"
+#include "api/validation/internal/raw_json.h"
 #include "api/validation/names.h"
 #include "api/validation/validation.h"
 
@@ -487,6 +488,40 @@ FieldErrorList ValidateIPFamiliesUpdate(const Service& old, const Service& svc) 
   return errs;
 }
 
+// One status.loadBalancer.ingress entry, which the model keeps as raw JSON.
+FieldErrorList ValidateIngress(const meta::RawJson& raw, const FieldPath& path) {
+  FieldErrorList errs;
+  auto members = internal::ParseObjectMembers(raw.text);
+  if (!members) return errs;  // not an object: the codec's concern
+  std::string ip, hostname;
+  std::optional<std::string> ip_mode;
+  for (const auto& [key, value] : *members) {
+    std::optional<std::string> text = internal::ScalarText(value);
+    if (key == "ip" && text) ip = *text;
+    if (key == "hostname" && text) hostname = *text;
+    if (key == "ipMode" && text) ip_mode = *text;
+  }
+  if (!ip.empty()) Append(&errs, IsValidIP(path.Child("ip"), ip));
+  if (!ip_mode) {
+    if (!ip.empty()) {
+      errs.push_back(Required(path.Child("ipMode"), "must be specified when `ip` is set"));
+    }
+  } else if (ip.empty()) {
+    errs.push_back(Forbidden(path.Child("ipMode"), "may not be specified when `ip` is not set"));
+  } else if (*ip_mode != "Proxy" && *ip_mode != "VIP") {
+    errs.push_back(NotSupported(path.Child("ipMode"), *ip_mode, {"Proxy", "VIP"}));
+  }
+  if (!hostname.empty()) {
+    Append(&errs, internal::DNS1123Subdomain(hostname, path.Child("hostname")));
+    ParsedIP parsed;
+    if (ParseIPSloppy(hostname, &parsed)) {
+      errs.push_back(
+          Invalid(path.Child("hostname"), hostname, "must be a DNS name, not an IP address"));
+    }
+  }
+  return errs;
+}
+
 }  // namespace
 
 FieldErrorList ValidateCreate(const Service& svc) { return ValidateService(svc); }
@@ -506,9 +541,19 @@ FieldErrorList ValidateUpdate(const Service& svc, const Service& old) {
 }
 
 FieldErrorList ValidateStatusUpdate(const Service& svc, const Service& old) {
-  // status.loadBalancer.ingress is kept as raw JSON by the model, so its per-field rules
-  // (ip/hostname/ipMode) are not checked here.
-  return ValidateObjectMetaUpdate(svc.metadata, old.metadata, Path("metadata"));
+  FieldErrorList errs = ValidateObjectMetaUpdate(svc.metadata, old.metadata, Path("metadata"));
+  // ValidateLoadBalancerStatus with AllowServiceLBStatusOnNonLB off and LoadBalancerIPMode on
+  // (their defaults).
+  FieldPath ingress_path = Path("status").Child("loadBalancer").Child("ingress");
+  const auto& ingress = svc.status.load_balancer.ingress;
+  if (svc.spec.type != "LoadBalancer" && !ingress.empty()) {
+    errs.push_back(Forbidden(ingress_path, "may only be used when `spec.type` is 'LoadBalancer'"));
+    return errs;
+  }
+  for (size_t i = 0; i < ingress.size(); ++i) {
+    Append(&errs, ValidateIngress(ingress[i], ingress_path.Index(static_cast<int64_t>(i))));
+  }
+  return errs;
 }
 
 }  // namespace svcplane::api::validation

@@ -511,5 +511,30 @@ TEST(ServiceUpdateTest, StatusUpdateChecksMetadataOnly) {
               ElementsAre("metadata.uid: Invalid value: \"x\": field is immutable"));
 }
 
+TEST(ServiceUpdateTest, StatusIngressOnlyForLoadBalancer) {
+  Service old = ValidService();
+  Service svc = old;
+  svc.status.load_balancer.ingress.push_back(meta::RawJson{R"({"ip":"192.0.2.10"})"});
+  EXPECT_THAT(Errs(ValidateStatusUpdate(svc, old)),
+              ElementsAre("status.loadBalancer.ingress: Forbidden: may only be used when "
+                          "`spec.type` is 'LoadBalancer'"));
+  svc.spec.type = "LoadBalancer";
+  EXPECT_THAT(Errs(ValidateStatusUpdate(svc, old)),
+              ElementsAre("status.loadBalancer.ingress[0].ipMode: Required value: must be "
+                          "specified when `ip` is set"));
+  svc.status.load_balancer.ingress = {meta::RawJson{R"({"ip":"192.0.2.10","ipMode":"VIP"})"},
+                                      meta::RawJson{R"({"ip":"300.1.1.1","ipMode":"Direct"})"},
+                                      meta::RawJson{R"({"hostname":"10.0.0.1","ipMode":"VIP"})"}};
+  EXPECT_THAT(Errs(ValidateStatusUpdate(svc, old)),
+              ElementsAre("status.loadBalancer.ingress[1].ip: Invalid value: \"300.1.1.1\": must "
+                          "be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)",
+                          "status.loadBalancer.ingress[1].ipMode: Unsupported value: \"Direct\": "
+                          "supported values: \"Proxy\", \"VIP\"",
+                          "status.loadBalancer.ingress[2].ipMode: Forbidden: may not be specified "
+                          "when `ip` is not set",
+                          "status.loadBalancer.ingress[2].hostname: Invalid value: \"10.0.0.1\": "
+                          "must be a DNS name, not an IP address"));
+}
+
 }  // namespace
 }  // namespace svcplane::api::validation

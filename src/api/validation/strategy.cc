@@ -4,125 +4,29 @@
 #include <map>
 #include <set>
 
+#include "api/validation/internal/raw_json.h"
+
 namespace svcplane::api::validation {
 namespace {
 
 using core::v1::Service;
 
-// ---- A tiny reader for the container `resources` JSON, which the model keeps raw. It only
-// needs {"limits": {name: quantity}, "requests": {...}}; anything else is skipped. Malformed
-// input reads as "no resources" (the codec has already rejected invalid JSON).
-class ResourcesReader {
- public:
-  explicit ResourcesReader(std::string_view s) : s_(s) {}
-
-  bool Read(std::map<std::string, std::string>* limits,
-            std::map<std::string, std::string>* requests) {
-    Ws();
-    if (!Eat('{')) return false;
-    Ws();
-    if (Eat('}')) return true;
-    while (true) {
-      std::string key;
-      if (!String(&key)) return false;
-      Ws();
-      if (!Eat(':')) return false;
-      Ws();
-      if (key == "limits" || key == "requests") {
-        if (!FlatObject(key == "limits" ? limits : requests)) return false;
-      } else if (!Skip()) {
-        return false;
-      }
-      Ws();
-      if (Eat('}')) return true;
-      if (!Eat(',')) return false;
-      Ws();
+// Reads {"limits": {...}, "requests": {...}} of a container's raw `resources` into
+// name -> quantity text; malformed or absent parts read as empty.
+void ReadResources(std::string_view json, std::map<std::string, std::string>* limits,
+                   std::map<std::string, std::string>* requests) {
+  auto members = internal::ParseObjectMembers(json);
+  if (!members) return;
+  for (const auto& [key, raw] : *members) {
+    if (key != "limits" && key != "requests") continue;
+    auto list = internal::ParseObjectMembers(raw);
+    if (!list) continue;
+    for (const auto& [name, value] : *list) {
+      if (auto text = internal::ScalarText(value))
+        (key == "limits" ? *limits : *requests)[name] = *text;
     }
   }
-
- private:
-  void Ws() {
-    while (i_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[i_]))) ++i_;
-  }
-  bool Eat(char c) {
-    if (i_ < s_.size() && s_[i_] == c) {
-      ++i_;
-      return true;
-    }
-    return false;
-  }
-  bool String(std::string* out) {
-    if (!Eat('"')) return false;
-    while (i_ < s_.size() && s_[i_] != '"') {
-      if (s_[i_] == '\\' && i_ + 1 < s_.size()) ++i_;
-      out->push_back(s_[i_++]);
-    }
-    return Eat('"');
-  }
-  bool Scalar(std::string* out) {
-    if (i_ < s_.size() && s_[i_] == '"') return String(out);
-    size_t start = i_;
-    while (i_ < s_.size() && s_[i_] != ',' && s_[i_] != '}' && s_[i_] != ']' &&
-           !std::isspace(static_cast<unsigned char>(s_[i_]))) {
-      ++i_;
-    }
-    *out = std::string(s_.substr(start, i_ - start));
-    return i_ > start;
-  }
-  bool FlatObject(std::map<std::string, std::string>* out) {
-    if (Eat('n')) return s_.substr(i_, 3) == "ull" ? (i_ += 3, true) : false;
-    if (!Eat('{')) return false;
-    Ws();
-    if (Eat('}')) return true;
-    while (true) {
-      std::string key, value;
-      if (!String(&key)) return false;
-      Ws();
-      if (!Eat(':')) return false;
-      Ws();
-      if (!Scalar(&value)) return false;
-      (*out)[key] = value;
-      Ws();
-      if (Eat('}')) return true;
-      if (!Eat(',')) return false;
-      Ws();
-    }
-  }
-  // Skips any JSON value.
-  bool Skip() {
-    if (i_ >= s_.size()) return false;
-    char c = s_[i_];
-    if (c == '"') {
-      std::string ignored;
-      return String(&ignored);
-    }
-    if (c == '{' || c == '[') {
-      char close = c == '{' ? '}' : ']';
-      ++i_;
-      Ws();
-      if (Eat(close)) return true;
-      while (true) {
-        if (c == '{') {
-          std::string ignored;
-          if (!String(&ignored)) return false;
-          Ws();
-          if (!Eat(':')) return false;
-          Ws();
-        }
-        if (!Skip()) return false;
-        Ws();
-        if (Eat(close)) return true;
-        if (!Eat(',')) return false;
-        Ws();
-      }
-    }
-    std::string ignored;
-    return Scalar(&ignored);
-  }
-
-  std::string_view s_;
-  size_t i_ = 0;
-};
+}
 
 // ---- Service helpers (strategy.go).
 
@@ -306,7 +210,7 @@ std::string PodQOSClass(const core::v1::Pod& pod) {
   bool guaranteed = true;
   auto visit = [&](const core::v1::Container& c) {
     std::map<std::string, std::string> lim, req;
-    if (!c.resources.text.empty()) ResourcesReader(c.resources.text).Read(&lim, &req);
+    if (!c.resources.text.empty()) ReadResources(c.resources.text, &lim, &req);
     // v1 defaulting copies limits into missing requests before QoS is computed.
     for (const auto& [name, q] : lim) req.emplace(name, q);
     for (const auto& [name, q] : req) {
