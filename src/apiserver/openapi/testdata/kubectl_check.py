@@ -1,0 +1,222 @@
+#!/usr/bin/python3
+"""Serves svcplane's generated discovery and OpenAPI documents to a real kubectl and checks that
+kubectl uses them: server-side validation (fieldValidation=Strict), strategic patches computed
+from the v3 schemas without warnings, `kubectl explain`, and aggregated discovery.
+
+usage: kubectl_check.py <docs_dump binary> [kubectl ...]
+The fake server keeps Services in memory; it is only as smart as these checks need."""
+import copy
+import http.server
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import urllib.parse
+
+AGG_CT = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
+
+
+class State:
+    def __init__(self, docs):
+        self.docs = docs
+        self.services = {}
+        self.requests = []  # (method, path, query, content_type, body)
+        self.aggregated_served = 0
+
+
+def make_handler(state):
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+        def reply(self, code, body, ctype="application/json"):
+            data = body if isinstance(body, bytes) else json.dumps(body).encode()
+            self.send_response(code)
+            self.send_header("Content-Type", ctype)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def not_found(self):
+            if os.environ.get("DEBUG"): print("404", self.path, file=sys.stderr)
+            self.reply(404, {"kind": "Status", "apiVersion": "v1", "metadata": {},
+                             "status": "Failure", "reason": "NotFound", "code": 404,
+                             "message": "the server could not find the requested resource"})
+
+        def handle_any(self, method):
+            url = urllib.parse.urlsplit(self.path)
+            path, query = url.path, urllib.parse.parse_qs(url.query)
+            length = int(self.headers.get("Content-Length") or 0)
+            body = self.rfile.read(length) if length else b""
+            state.requests.append((method, path, query, self.headers.get("Content-Type"), body))
+            accept = self.headers.get("Accept", "")
+            docs = state.docs
+            if method == "GET" and path in ("/api", "/apis"):
+                if "as=APIGroupDiscoveryList" in accept and "v=v2;" in accept + ";":
+                    state.aggregated_served += 1
+                    return self.reply(200, docs["aggregated" + path.replace("/", "_")], AGG_CT)
+                return self.reply(200, docs[path.strip("/")])
+            static = {"/version": "version", "/api/v1": "api_v1", "/openapi/v3": "openapi_v3"}
+            if method == "GET" and path in static:
+                return self.reply(200, docs[static[path]])
+            if method == "GET" and path.startswith("/openapi/v3/"):
+                name = "openapi_v3_" + path[len("/openapi/v3/"):].replace("/", "_")
+                return self.reply(200, docs[name]) if name in docs else self.not_found()
+            if method == "GET" and path.startswith("/apis/"):
+                name = "apis_" + path[len("/apis/"):].replace("/", "_")
+                return self.reply(200, docs[name]) if name in docs else self.not_found()
+            prefix = "/api/v1/namespaces/default/services"
+            if path.startswith(prefix):
+                name = path[len(prefix) + 1:]
+                if method == "GET":
+                    if name in state.services:
+                        return self.reply(200, state.services[name])
+                    return self.not_found()
+                if method == "POST":
+                    obj = json.loads(body)
+                    obj["metadata"].update({"namespace": "default", "uid": "u1",
+                                            "resourceVersion": "1",
+                                            "creationTimestamp": "2024-01-01T00:00:00Z"})
+                    state.services[obj["metadata"]["name"]] = obj
+                    return self.reply(201, obj)
+                if method == "PATCH" and name in state.services:
+                    # kubectl apply's patch carries the new last-applied configuration: adopt it.
+                    patch = json.loads(body)
+                    last = patch["metadata"]["annotations"][
+                        "kubectl.kubernetes.io/last-applied-configuration"]
+                    obj = json.loads(last)
+                    obj["metadata"].setdefault("annotations", {})[
+                        "kubectl.kubernetes.io/last-applied-configuration"] = last
+                    obj["metadata"].update({"namespace": "default", "uid": "u1",
+                                            "resourceVersion": "2",
+                                            "creationTimestamp": "2024-01-01T00:00:00Z"})
+                    state.services[name] = obj
+                    return self.reply(200, obj)
+            return self.not_found()
+
+        def do_GET(self):
+            self.handle_any("GET")
+
+        def do_POST(self):
+            self.handle_any("POST")
+
+        def do_PATCH(self):
+            self.handle_any("PATCH")
+
+        def do_PUT(self):
+            self.handle_any("PUT")
+
+    return Handler
+
+
+SVC = """apiVersion: v1
+kind: Service
+metadata:
+  name: web
+  labels: {app: web}
+spec:
+  selector: {app: web}
+  ports:
+  - name: http
+    port: 80
+    targetPort: 8080
+  - name: https
+    port: 443
+    targetPort: https
+"""
+
+
+def main():
+    dump, kubectls = sys.argv[1], sys.argv[2:] or ["/usr/bin/kubectl"]
+    failures = []
+    with tempfile.TemporaryDirectory() as tmp:
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), None)
+        port = server.server_address[1]
+        subprocess.run([dump, tmp, f"127.0.0.1:{port}"], check=True)
+        docs = {}
+        for name in os.listdir(tmp):
+            with open(os.path.join(tmp, name), "rb") as f:
+                docs[name] = json.loads(f.read())
+        state = State(docs)
+        server.RequestHandlerClass = make_handler(state)
+        thread = threading.Thread(target=server.serve_forever, daemon=True)
+        thread.start()
+        kubeconfig = os.path.join(tmp, "kubeconfig")
+        with open(kubeconfig, "w") as f:
+            f.write(f"""apiVersion: v1
+kind: Config
+clusters: [{{name: c, cluster: {{server: "http://127.0.0.1:{port}"}}}}]
+users: [{{name: u, user: {{}}}}]
+contexts: [{{name: x, context: {{cluster: c, user: u, namespace: default}}}}]
+current-context: x
+""")
+        svc_path = os.path.join(tmp, "svc.yaml")
+
+        def check(cond, what):
+            if not cond:
+                failures.append(what)
+                print("FAIL:", what, file=sys.stderr)
+
+        try:
+            for i, kubectl in enumerate(kubectls):
+                state.services.clear()
+                cache = os.path.join(tmp, f"cache{i}")
+
+                def run(*args):
+                    p = subprocess.run([kubectl, "--kubeconfig", kubeconfig, "--cache-dir", cache,
+                                        *args], capture_output=True, text=True, timeout=60)
+                    return p.returncode, p.stdout, p.stderr
+
+                tag = os.path.basename(kubectl)
+                with open(svc_path, "w") as f:
+                    f.write(SVC)
+                rc, out, err = run("explain", "service.spec.ports")
+                check(rc == 0 and "targetPort" in out and "FIELDS:" in out,
+                      f"{tag}: explain service.spec.ports: rc={rc} {out[:300]} {err[:500]}")
+                rc, out, err = run("api-resources")
+                check(rc == 0 and "endpointslices" in out and "leases" in out and "svc" in out,
+                      f"{tag}: api-resources: rc={rc} {err[:500]}")
+                state.requests.clear()
+                rc, out, err = run("create", "-f", svc_path)
+                posts = [r for r in state.requests if r[0] == "POST"]
+                check(rc == 0 and "service/web created" in out,
+                      f"{tag}: create: rc={rc} {out} {err[:500]}")
+                check(len(posts) == 1 and posts[0][2].get("fieldValidation") == ["Strict"],
+                      f"{tag}: create must POST with fieldValidation=Strict: {posts}")
+                # apply over the created object, then an unchanged apply, then a changed port.
+                state.services.clear()
+                rc, out, err = run("apply", "-f", svc_path)
+                check(rc == 0 and "service/web created" in out,
+                      f"{tag}: first apply: rc={rc} {out} {err[:500]}")
+                state.requests.clear()
+                rc, out, err = run("apply", "-f", svc_path)
+                patches = [r for r in state.requests if r[0] == "PATCH"]
+                check(rc == 0 and "unchanged" in out and not patches,
+                      f"{tag}: unchanged apply: rc={rc} {out} {err[:500]} {patches}")
+                check("error calculating patch" not in err, f"{tag}: warning on apply: {err}")
+                with open(svc_path, "w") as f:
+                    f.write(SVC.replace("targetPort: 8080", "targetPort: 9090"))
+                state.requests.clear()
+                rc, out, err = run("apply", "-f", svc_path)
+                patches = [r for r in state.requests if r[0] == "PATCH"]
+                check(rc == 0 and "configured" in out, f"{tag}: apply change: rc={rc} {out} {err}")
+                check("error calculating patch" not in err, f"{tag}: warning on apply: {err}")
+                check(len(patches) == 1 and
+                      patches[0][3] == "application/strategic-merge-patch+json" and
+                      b"$setElementOrder/ports" in patches[0][4] and
+                      patches[0][2].get("fieldValidation") == ["Strict"],
+                      f"{tag}: strategic patch with $setElementOrder/ports: {patches}")
+            check(state.aggregated_served > 0, "kubectl never asked for aggregated discovery")
+        finally:
+            server.shutdown()
+            server.server_close()
+    if failures:
+        print(f"{len(failures)} check(s) failed", file=sys.stderr)
+        sys.exit(1)
+    print("ok")
+
+
+if __name__ == "__main__":
+    main()
