@@ -10,6 +10,7 @@
 #include "api/meta/fields.h"
 #include "apiserver/openapi/internal/field_info.h"
 #include "apiserver/openapi/internal/names.h"
+#include "apiserver/openapi/internal/overlay.h"
 
 namespace svcplane::apiserver::openapi::internal {
 
@@ -57,6 +58,10 @@ class SchemaSet {
       props[Js(f.json_name)] = std::move(p);
       if (info && info->required) required.emplace_back(Js(f.json_name));
     });
+    if (const json::object* extra = OverlayProperties(name)) {
+      for (const auto& [k, v] : *extra) props[k] = v;
+      overlay_used_ = true;
+    }
     s["properties"] = std::move(props);
     if (!required.empty()) s["required"] = std::move(required);
     if (IsPartiallyModelled(name)) s["x-kubernetes-preserve-unknown-fields"] = true;
@@ -73,7 +78,14 @@ class SchemaSet {
     return it == schemas_.end() ? nullptr : &it->value().as_object();
   }
 
-  json::object Take() { return std::move(schemas_); }
+  json::object Take() {
+    if (overlay_used_) {
+      for (const auto& [k, v] : OverlayComponents()) {
+        if (!schemas_.contains(k)) schemas_[k] = v;
+      }
+    }
+    return std::move(schemas_);
+  }
 
  private:
   static json::object WrapRef(std::string_view name, bool struct_default) {
@@ -165,6 +177,7 @@ class SchemaSet {
   }
 
   json::object schemas_;
+  bool overlay_used_ = false;
 };
 
 }  // namespace svcplane::apiserver::openapi::internal

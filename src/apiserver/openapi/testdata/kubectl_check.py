@@ -21,7 +21,7 @@ AGG_CT = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
 class State:
     def __init__(self, docs):
         self.docs = docs
-        self.services = {}
+        self.objects = {}
         self.requests = []  # (method, path, query, content_type, body)
         self.aggregated_served = 0
 
@@ -58,30 +58,26 @@ def make_handler(state):
                     state.aggregated_served += 1
                     return self.reply(200, docs["aggregated" + path.replace("/", "_")], AGG_CT)
                 return self.reply(200, docs[path.strip("/")])
-            static = {"/version": "version", "/api/v1": "api_v1", "/openapi/v3": "openapi_v3"}
-            if method == "GET" and path in static:
-                return self.reply(200, docs[static[path]])
-            if method == "GET" and path.startswith("/openapi/v3/"):
-                name = "openapi_v3_" + path[len("/openapi/v3/"):].replace("/", "_")
-                return self.reply(200, docs[name]) if name in docs else self.not_found()
-            if method == "GET" and path.startswith("/apis/"):
-                name = "apis_" + path[len("/apis/"):].replace("/", "_")
-                return self.reply(200, docs[name]) if name in docs else self.not_found()
-            prefix = "/api/v1/namespaces/default/services"
-            if path.startswith(prefix):
-                name = path[len(prefix) + 1:]
+            parts = path.strip("/").split("/")
+            # .../namespaces/default/<resource>[/<name>]
+            if "namespaces" in parts and parts.index("namespaces") + 2 < len(parts) + 1 and \
+                    len(parts) >= parts.index("namespaces") + 3:
+                i = parts.index("namespaces")
+                resource = parts[i + 2]
+                name = parts[i + 3] if len(parts) > i + 3 else ""
+                store = state.objects.setdefault(resource, {})
                 if method == "GET":
-                    if name in state.services:
-                        return self.reply(200, state.services[name])
+                    if name in store:
+                        return self.reply(200, store[name])
                     return self.not_found()
                 if method == "POST":
                     obj = json.loads(body)
                     obj["metadata"].update({"namespace": "default", "uid": "u1",
                                             "resourceVersion": "1",
                                             "creationTimestamp": "2024-01-01T00:00:00Z"})
-                    state.services[obj["metadata"]["name"]] = obj
+                    store[obj["metadata"]["name"]] = obj
                     return self.reply(201, obj)
-                if method == "PATCH" and name in state.services:
+                if method == "PATCH" and name in store:
                     # kubectl apply's patch carries the new last-applied configuration: adopt it.
                     patch = json.loads(body)
                     last = patch["metadata"]["annotations"][
@@ -92,8 +88,17 @@ def make_handler(state):
                     obj["metadata"].update({"namespace": "default", "uid": "u1",
                                             "resourceVersion": "2",
                                             "creationTimestamp": "2024-01-01T00:00:00Z"})
-                    state.services[name] = obj
+                    store[name] = obj
                     return self.reply(200, obj)
+            static = {"/version": "version", "/api/v1": "api_v1", "/openapi/v3": "openapi_v3"}
+            if method == "GET" and path in static:
+                return self.reply(200, docs[static[path]])
+            if method == "GET" and path.startswith("/openapi/v3/"):
+                name = "openapi_v3_" + path[len("/openapi/v3/"):].replace("/", "_")
+                return self.reply(200, docs[name]) if name in docs else self.not_found()
+            if method == "GET" and path.startswith("/apis/"):
+                name = "apis_" + path[len("/apis/"):].replace("/", "_")
+                return self.reply(200, docs[name]) if name in docs else self.not_found()
             return self.not_found()
 
         def do_GET(self):
@@ -126,6 +131,111 @@ spec:
     port: 443
     targetPort: https
 """
+
+
+def apply_cycle(run, check, tag, path, manifest, old, new, element_order):
+    """apply (create), apply unchanged (no request), apply with `old` replaced by `new` (one
+    strategic PATCH, no warning, carrying $setElementOrder/<element_order>)."""
+    state = run.state
+    state.objects.clear()
+    name = manifest.split("kind: ")[1].split()[0]
+    with open(path, "w") as f:
+        f.write(manifest)
+    rc, out, err = run("apply", "-f", path)
+    check(rc == 0 and "created" in out, f"{tag} {name}: first apply: rc={rc} {out} {err[:500]}")
+    state.requests.clear()
+    rc, out, err = run("apply", "-f", path)
+    patches = [r for r in state.requests if r[0] == "PATCH"]
+    check(rc == 0 and "unchanged" in out and not patches,
+          f"{tag} {name}: unchanged apply: rc={rc} {out} {err[:500]} {patches}")
+    check("error calculating patch" not in err, f"{tag} {name}: warning on apply: {err}")
+    with open(path, "w") as f:
+        f.write(manifest.replace(old, new))
+    state.requests.clear()
+    rc, out, err = run("apply", "-f", path)
+    patches = [r for r in state.requests if r[0] == "PATCH"]
+    check(rc == 0 and "configured" in out, f"{tag} {name}: apply change: rc={rc} {out} {err}")
+    check("error calculating patch" not in err, f"{tag} {name}: warning on apply: {err}")
+    ok = (len(patches) == 1 and patches[0][3] == "application/strategic-merge-patch+json" and
+          patches[0][2].get("fieldValidation") == ["Strict"])
+    if element_order:
+        ok = ok and f"$setElementOrder/{element_order}".encode() in patches[0][4]
+    check(ok, f"{tag} {name}: strategic patch: {patches}")
+
+
+POD = """apiVersion: v1
+kind: Pod
+metadata:
+  name: p
+  labels: {app: web}
+spec:
+  restartPolicy: Always
+  tolerations:
+  - {key: k, operator: Exists, effect: NoSchedule}
+  volumes:
+  - name: data
+    emptyDir: {}
+  - name: cfg
+    configMap: {name: cfg, items: [{key: a, path: a}]}
+  initContainers:
+  - name: init
+    image: busybox
+    command: ["sh", "-c", "true"]
+  containers:
+  - name: app
+    image: nginx:1.25
+    args: ["--port", "8080"]
+    env:
+    - {name: A, value: "1"}
+    - name: B
+      valueFrom: {fieldRef: {fieldPath: status.podIP}}
+    ports:
+    - {name: http, containerPort: 8080}
+    resources:
+      requests: {cpu: 100m, memory: 64Mi}
+      limits: {memory: 128Mi}
+    volumeMounts:
+    - {name: data, mountPath: /data}
+    readinessProbe:
+      httpGet: {path: /healthz, port: http}
+      periodSeconds: 5
+    securityContext:
+      capabilities: {drop: [ALL]}
+  - name: sidecar
+    image: busybox
+"""
+
+SLICE = """apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata:
+  name: web-1
+  labels: {kubernetes.io/service-name: web}
+addressType: IPv4
+ports:
+- {name: http, port: 80, protocol: TCP}
+endpoints:
+- addresses: ["10.0.0.1"]
+  conditions: {ready: true}
+  nodeName: n1
+"""
+
+LEASE = """apiVersion: coordination.k8s.io/v1
+kind: Lease
+metadata:
+  name: l
+spec:
+  holderIdentity: a
+  leaseDurationSeconds: 15
+"""
+
+APPLY_CASES = [
+    (SVC, "targetPort: 8080", "targetPort: 9090", "ports"),
+    (POD, "{name: A, value: \"1\"}", "{name: A, value: \"2\"}", "env"),
+    (POD, "cpu: 100m", "cpu: 200m", "containers"),
+    (POD, "periodSeconds: 5", "periodSeconds: 7", "containers"),
+    (SLICE, "10.0.0.1", "10.0.0.2", None),
+    (LEASE, "holderIdentity: a", "holderIdentity: b", None),
+]
 
 
 def main():
@@ -161,7 +271,7 @@ current-context: x
 
         try:
             for i, kubectl in enumerate(kubectls):
-                state.services.clear()
+                state.objects.clear()
                 cache = os.path.join(tmp, f"cache{i}")
 
                 def run(*args):
@@ -169,6 +279,7 @@ current-context: x
                                         *args], capture_output=True, text=True, timeout=60)
                     return p.returncode, p.stdout, p.stderr
 
+                run.state = state
                 tag = os.path.basename(kubectl)
                 with open(svc_path, "w") as f:
                     f.write(SVC)
@@ -185,29 +296,9 @@ current-context: x
                       f"{tag}: create: rc={rc} {out} {err[:500]}")
                 check(len(posts) == 1 and posts[0][2].get("fieldValidation") == ["Strict"],
                       f"{tag}: create must POST with fieldValidation=Strict: {posts}")
-                # apply over the created object, then an unchanged apply, then a changed port.
-                state.services.clear()
-                rc, out, err = run("apply", "-f", svc_path)
-                check(rc == 0 and "service/web created" in out,
-                      f"{tag}: first apply: rc={rc} {out} {err[:500]}")
-                state.requests.clear()
-                rc, out, err = run("apply", "-f", svc_path)
-                patches = [r for r in state.requests if r[0] == "PATCH"]
-                check(rc == 0 and "unchanged" in out and not patches,
-                      f"{tag}: unchanged apply: rc={rc} {out} {err[:500]} {patches}")
-                check("error calculating patch" not in err, f"{tag}: warning on apply: {err}")
-                with open(svc_path, "w") as f:
-                    f.write(SVC.replace("targetPort: 8080", "targetPort: 9090"))
-                state.requests.clear()
-                rc, out, err = run("apply", "-f", svc_path)
-                patches = [r for r in state.requests if r[0] == "PATCH"]
-                check(rc == 0 and "configured" in out, f"{tag}: apply change: rc={rc} {out} {err}")
-                check("error calculating patch" not in err, f"{tag}: warning on apply: {err}")
-                check(len(patches) == 1 and
-                      patches[0][3] == "application/strategic-merge-patch+json" and
-                      b"$setElementOrder/ports" in patches[0][4] and
-                      patches[0][2].get("fieldValidation") == ["Strict"],
-                      f"{tag}: strategic patch with $setElementOrder/ports: {patches}")
+                for manifest, old, new, element_order in APPLY_CASES:
+                    apply_cycle(run, check, tag, svc_path, manifest, old, new, element_order)
+                    state.objects.clear()
             check(state.aggregated_served > 0, "kubectl never asked for aggregated discovery")
         finally:
             server.shutdown()
