@@ -6,11 +6,53 @@
 
 #include "apiserver/discovery/discovery.h"
 #include "apiserver/openapi/openapi.h"
+#include "apiserver/table/table.h"
 
 namespace {
 
 void Write(const std::string& dir, const std::string& name, const std::string& body) {
   std::ofstream(dir + "/" + name, std::ios::binary) << body;
+}
+
+// Two Services and a Pod created five minutes ago, as Tables for `kubectl get`.
+void WriteTables(const std::string& dir) {
+  using namespace svcplane;
+  auto now = std::chrono::system_clock::now();
+  int64_t created =
+      std::chrono::duration_cast<std::chrono::seconds>(now.time_since_epoch()).count() - 300;
+  api::core::v1::Service web;
+  web.kind = "Service";
+  web.api_version = "v1";
+  web.metadata.name = "web";
+  web.metadata.namespace_ = "default";
+  web.metadata.resource_version = "7";
+  web.metadata.creation_timestamp = api::meta::Time::FromUnix(created);
+  web.metadata.labels = {{"app", "web"}};
+  web.spec.type = "NodePort";
+  web.spec.cluster_ip = "10.96.0.10";
+  web.spec.cluster_ips = {"10.96.0.10"};
+  web.spec.selector = {{"app", "web"}};
+  api::core::v1::ServicePort port;
+  port.port = 80;
+  port.protocol = "TCP";
+  port.node_port = 30080;
+  web.spec.ports = {port};
+  api::core::v1::Service db = web;
+  db.metadata.name = "db";
+  db.metadata.labels = {{"app", "db"}};
+  db.spec.type = "ClusterIP";
+  db.spec.cluster_ip = "None";
+  db.spec.cluster_ips = {"None"};
+  db.spec.ports[0].node_port = 0;
+  db.spec.ports[0].port = 5432;
+  db.spec.selector.clear();
+  std::vector<apiserver::table::TableItem<api::core::v1::Service>> items = {{&web, {}}, {&db, {}}};
+  api::meta::ListMeta lm;
+  lm.resource_version = "9";
+  apiserver::table::TableOptions opt;
+  opt.now = now;
+  Write(dir, "table_services",
+        apiserver::table::EncodeListTable<api::core::v1::Service>(items, lm, opt));
 }
 
 }  // namespace
@@ -39,5 +81,6 @@ int main(int argc, char** argv) {
     for (char& c : name) c = c == '/' ? '_' : c;
     Write(dir, name, *o.GroupVersion(p));
   }
+  WriteTables(dir);
   return 0;
 }

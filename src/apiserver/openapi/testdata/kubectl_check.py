@@ -66,6 +66,9 @@ def make_handler(state):
                 resource = parts[i + 2]
                 name = parts[i + 3] if len(parts) > i + 3 else ""
                 store = state.objects.setdefault(resource, {})
+                if method == "GET" and not name and "as=Table" in accept and \
+                        "table_" + resource in docs:
+                    return self.reply(200, docs["table_" + resource])
                 if method == "GET":
                     if name in store:
                         return self.reply(200, store[name])
@@ -90,6 +93,8 @@ def make_handler(state):
                                             "creationTimestamp": "2024-01-01T00:00:00Z"})
                     store[name] = obj
                     return self.reply(200, obj)
+            if method == "GET" and path == "/api/v1/services" and "as=Table" in accept:
+                return self.reply(200, docs["table_services"])
             static = {"/version": "version", "/api/v1": "api_v1", "/openapi/v3": "openapi_v3"}
             if method == "GET" and path in static:
                 return self.reply(200, docs[static[path]])
@@ -296,6 +301,21 @@ current-context: x
                       f"{tag}: create: rc={rc} {out} {err[:500]}")
                 check(len(posts) == 1 and posts[0][2].get("fieldValidation") == ["Strict"],
                       f"{tag}: create must POST with fieldValidation=Strict: {posts}")
+                rc, out, err = run("get", "services")
+                lines = [l.split() for l in out.splitlines()]
+                check(rc == 0 and lines == [
+                    ["NAME", "TYPE", "CLUSTER-IP", "EXTERNAL-IP", "PORT(S)", "AGE"],
+                    ["web", "NodePort", "10.96.0.10", "<none>", "80:30080/TCP", "5m"],
+                    ["db", "ClusterIP", "None", "<none>", "5432/TCP", "5m"]],
+                    f"{tag}: get services: {out} {err}")
+                rc, out, err = run("get", "services", "-o", "wide", "--show-labels", "-A")
+                lines = [l.split() for l in out.splitlines()]
+                check(rc == 0 and lines[0] == ["NAMESPACE", "NAME", "TYPE", "CLUSTER-IP",
+                                               "EXTERNAL-IP", "PORT(S)", "AGE", "SELECTOR",
+                                               "LABELS"] and
+                      lines[1] == ["default", "web", "NodePort", "10.96.0.10", "<none>",
+                                   "80:30080/TCP", "5m", "app=web", "app=web"],
+                      f"{tag}: get services -o wide -A --show-labels: {out} {err}")
                 for manifest, old, new, element_order in APPLY_CASES:
                     apply_cycle(run, check, tag, svc_path, manifest, old, new, element_order)
                     state.objects.clear()
