@@ -125,6 +125,36 @@ void AppendRow(const TableItem<T>& item, const TableOptions& opt, std::string* o
   out->push_back('}');
 }
 
+void AppendListMeta(const api::meta::ListMeta& meta, std::string* out) {
+  out->push_back('{');
+  bool comma = false;
+  auto field = [&](std::string_view k) {
+    if (comma) out->push_back(',');
+    comma = true;
+    AppendKey(k, out);
+  };
+  if (!meta.resource_version.empty()) {
+    field("resourceVersion");
+    AppendString(meta.resource_version, out);
+  }
+  if (!meta.continue_.empty()) {
+    field("continue");
+    AppendString(meta.continue_, out);
+  }
+  if (meta.remaining_item_count) {
+    field("remainingItemCount");
+    out->append(std::to_string(*meta.remaining_item_count));
+  }
+  out->push_back('}');
+}
+
+void AppendPartial(std::string_view object_json, std::string* out) {
+  out->append(R"({"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":)");
+  std::string_view m = ExtractMetadata(object_json);
+  out->append(m.empty() ? std::string_view("{}") : m);
+  out->push_back('}');
+}
+
 void AppendHeader(const TableOptions& opt, std::string* out) {
   out->append("{\"kind\":\"Table\",\"apiVersion\":");
   out->append(opt.v1beta1 ? "\"meta.k8s.io/v1beta1\"" : "\"meta.k8s.io/v1\"");
@@ -212,32 +242,35 @@ std::string_view ExtractMetadata(std::string_view json) {
   return {};
 }
 
+std::string EncodePartialObjectMetadata(std::string_view object_json) {
+  std::string out;
+  AppendPartial(object_json, &out);
+  return out;
+}
+
+std::string EncodePartialObjectMetadataList(std::span<const std::string_view> objects_json,
+                                            const api::meta::ListMeta& meta) {
+  std::string out =
+      R"({"kind":"PartialObjectMetadataList","apiVersion":"meta.k8s.io/v1","metadata":)";
+  AppendListMeta(meta, &out);
+  out.append(",\"items\":[");
+  for (size_t i = 0; i < objects_json.size(); ++i) {
+    if (i) out.push_back(',');
+    AppendPartial(objects_json[i], &out);
+  }
+  out.append("]}");
+  return out;
+}
+
 template <typename T>
 std::string EncodeListTable(std::span<const TableItem<T>> items, const api::meta::ListMeta& meta,
                             const TableOptions& opt) {
   std::string out;
   out.reserve(512 + items.size() * 512);
   AppendHeader(opt, &out);
-  out.append(",\"metadata\":{");
-  bool comma = false;
-  auto field = [&](std::string_view k) {
-    if (comma) out.push_back(',');
-    comma = true;
-    AppendKey(k, &out);
-  };
-  if (!meta.resource_version.empty()) {
-    field("resourceVersion");
-    AppendString(meta.resource_version, &out);
-  }
-  if (!meta.continue_.empty()) {
-    field("continue");
-    AppendString(meta.continue_, &out);
-  }
-  if (meta.remaining_item_count) {
-    field("remainingItemCount");
-    out.append(std::to_string(*meta.remaining_item_count));
-  }
-  out.append("},\"columnDefinitions\":");
+  out.append(",\"metadata\":");
+  AppendListMeta(meta, &out);
+  out.append(",\"columnDefinitions\":");
   AppendColumns(Columns(KindOf<T>()), &out);
   out.append(",\"rows\":[");
   for (size_t i = 0; i < items.size(); ++i) {

@@ -89,6 +89,12 @@ std::string EncodeObjectTable(const TableItem<T>& item, const TableOptions& opti
 template <typename T>
 std::string EncodeWatchTable(const TableItem<T>& item, bool first, const TableOptions& options);
 
+// Accept ...;as=PartialObjectMetadata[List];g=meta.k8s.io;v=v1: the objects' metadata only,
+// from their served JSON encodings.
+std::string EncodePartialObjectMetadata(std::string_view object_json);
+std::string EncodePartialObjectMetadataList(std::span<const std::string_view> objects_json,
+                                            const api::meta::ListMeta& meta);
+
 // The "metadata" member of an encoded object, verbatim ("" if absent). Exposed for tests and
 // for PartialObjectMetadata responses.
 std::string_view ExtractMetadata(std::string_view object_json);

@@ -419,5 +419,27 @@ TEST(EncodeTest, EventCountIsANumberCell) {
   EXPECT_TRUE(t.at("rows").at(0).at("cells").at(8).is_int64());
 }
 
+TEST(EncodeTest, PartialObjectMetadata) {
+  auto p = RunningPod();
+  p.kind = "Pod";
+  p.api_version = "v1";
+  std::string full = codec::EncodeJson(p);
+  auto one = json::parse(EncodePartialObjectMetadata(full)).as_object();
+  EXPECT_EQ(one.at("kind").as_string(), "PartialObjectMetadata");
+  EXPECT_EQ(one.at("apiVersion").as_string(), "meta.k8s.io/v1");
+  EXPECT_EQ(one.at("metadata").at("name").as_string(), "web-0");
+  EXPECT_FALSE(one.contains("spec"));
+  std::vector<std::string_view> objs = {full, full};
+  meta::ListMeta lm;
+  lm.resource_version = "5";
+  lm.remaining_item_count = 3;
+  auto list = json::parse(EncodePartialObjectMetadataList(objs, lm)).as_object();
+  EXPECT_EQ(list.at("kind").as_string(), "PartialObjectMetadataList");
+  EXPECT_EQ(json::serialize(list.at("metadata")),
+            R"({"resourceVersion":"5","remainingItemCount":3})");
+  EXPECT_EQ(list.at("items").as_array().size(), 2u);
+  EXPECT_EQ(list.at("items").at(1).at("metadata").at("resourceVersion").as_string(), "42");
+}
+
 }  // namespace
 }  // namespace svcplane::apiserver::table
