@@ -4,6 +4,7 @@
 #include <iostream>
 #include <string>
 
+#include "api/codec/json.h"
 #include "apiserver/discovery/discovery.h"
 #include "apiserver/openapi/openapi.h"
 #include "apiserver/table/table.h"
@@ -53,6 +54,40 @@ void WriteTables(const std::string& dir) {
   opt.now = now;
   Write(dir, "table_services",
         apiserver::table::EncodeListTable<api::core::v1::Service>(items, lm, opt));
+
+  // One pending Pod listed, then a watch that modifies it and adds a second one: kubectl get -w
+  // must print one header only.
+  api::core::v1::Pod pod;
+  pod.kind = "Pod";
+  pod.api_version = "v1";
+  pod.metadata.name = "web-0";
+  pod.metadata.namespace_ = "default";
+  pod.metadata.resource_version = "10";
+  pod.metadata.creation_timestamp = api::meta::Time::FromUnix(created);
+  pod.spec.containers.resize(1);
+  pod.spec.containers[0].name = "app";
+  pod.status.phase = "Pending";
+  std::vector<apiserver::table::TableItem<api::core::v1::Pod>> pods = {{&pod, {}}};
+  lm.resource_version = "10";
+  Write(dir, "table_pods", apiserver::table::EncodeListTable<api::core::v1::Pod>(pods, lm, opt));
+  api::core::v1::Pod running = pod;
+  running.metadata.resource_version = "11";
+  running.status.phase = "Running";
+  running.status.container_statuses = {
+      api::meta::RawJson{R"({"name":"app","ready":true,"state":{"running":{}}})"}};
+  api::core::v1::Pod second = pod;
+  second.metadata.name = "web-1";
+  second.metadata.resource_version = "12";
+  std::string events;
+  api::codec::EncodeWatchEvent(
+      "MODIFIED", apiserver::table::EncodeWatchTable<api::core::v1::Pod>({&running, {}}, true, opt),
+      &events);
+  events += "\n";
+  api::codec::EncodeWatchEvent(
+      "ADDED", apiserver::table::EncodeWatchTable<api::core::v1::Pod>({&second, {}}, false, opt),
+      &events);
+  events += "\n";
+  Write(dir, "watch_pods", events);
 }
 
 }  // namespace

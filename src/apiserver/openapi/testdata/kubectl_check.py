@@ -66,6 +66,16 @@ def make_handler(state):
                 resource = parts[i + 2]
                 name = parts[i + 3] if len(parts) > i + 3 else ""
                 store = state.objects.setdefault(resource, {})
+                if method == "GET" and not name and query.get("watch") in (["1"], ["true"]):
+                    if "watch_" + resource not in docs:
+                        return self.not_found()
+                    # A finite watch: HTTP/1.0 without Content-Length, ended by closing.
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    self.end_headers()
+                    self.wfile.write(docs["watch_" + resource])
+                    self.close_connection = True
+                    return
                 if method == "GET" and not name and "as=Table" in accept and \
                         "table_" + resource in docs:
                     return self.reply(200, docs["table_" + resource])
@@ -243,6 +253,33 @@ APPLY_CASES = [
 ]
 
 
+def check_python_client(docs, failures):
+    """The official Python client deserialises discovery documents strictly (required fields)."""
+    sys.path.insert(0, "/usr/lib/python3/dist-packages")
+    try:
+        import kubernetes.client
+    except ImportError:
+        print("python3-kubernetes not installed: skipping client checks", file=sys.stderr)
+        return
+
+    class Resp:
+        def __init__(self, data):
+            self.data = json.dumps(data)
+
+    api = kubernetes.client.ApiClient()
+    for name, model in [("api_v1", "V1APIResourceList"),
+                        ("apis_discovery.k8s.io_v1", "V1APIResourceList"),
+                        ("apis_coordination.k8s.io_v1", "V1APIResourceList"),
+                        ("apis", "V1APIGroupList"), ("api", "V1APIVersions"),
+                        ("apis_discovery.k8s.io", "V1APIGroup"), ("version", "VersionInfo")]:
+        try:
+            obj = api.deserialize(Resp(docs[name]), model)
+            assert obj is not None
+        except Exception as e:  # noqa: BLE001 - report any client rejection
+            failures.append(f"python client rejects {name} as {model}: {e}")
+            print("FAIL:", failures[-1], file=sys.stderr)
+
+
 def main():
     dump, kubectls = sys.argv[1], sys.argv[2:] or ["/usr/bin/kubectl"]
     failures = []
@@ -253,7 +290,9 @@ def main():
         docs = {}
         for name in os.listdir(tmp):
             with open(os.path.join(tmp, name), "rb") as f:
-                docs[name] = json.loads(f.read())
+                data = f.read()
+            docs[name] = data if name.startswith("watch_") else json.loads(data)
+        check_python_client(docs, failures)
         state = State(docs)
         server.RequestHandlerClass = make_handler(state)
         thread = threading.Thread(target=server.serve_forever, daemon=True)
@@ -316,6 +355,13 @@ current-context: x
                       lines[1] == ["default", "web", "NodePort", "10.96.0.10", "<none>",
                                    "80:30080/TCP", "5m", "app=web", "app=web"],
                       f"{tag}: get services -o wide -A --show-labels: {out} {err}")
+                rc, out, err = run("get", "pods", "-w", "--request-timeout=10s")
+                lines = [l.split() for l in out.splitlines()]
+                check(lines[:4] == [["NAME", "READY", "STATUS", "RESTARTS", "AGE"],
+                                    ["web-0", "0/1", "Pending", "0", "5m"],
+                                    ["web-0", "1/1", "Running", "0", "5m"],
+                                    ["web-1", "0/1", "Pending", "0", "5m"]],
+                      f"{tag}: get pods -w: rc={rc} {out} {err[:500]}")
                 for manifest, old, new, element_order in APPLY_CASES:
                     apply_cycle(run, check, tag, svc_path, manifest, old, new, element_order)
                     state.objects.clear()
