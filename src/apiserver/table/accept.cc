@@ -93,4 +93,21 @@ ResponseFormat NegotiateResponse(std::string_view accept) {
   return ResponseFormat::kNotAcceptable;
 }
 
+std::string_view ResponseContentType(ResponseFormat format, bool list) {
+  switch (format) {
+    case ResponseFormat::kJson:
+      return "application/json";
+    case ResponseFormat::kTableV1:
+      return "application/json;as=Table;v=v1;g=meta.k8s.io";
+    case ResponseFormat::kTableV1beta1:
+      return "application/json;as=Table;v=v1beta1;g=meta.k8s.io";
+    case ResponseFormat::kPartialObjectMetadata:
+      return list ? "application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io"
+                  : "application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io";
+    case ResponseFormat::kNotAcceptable:
+      return "";
+  }
+  return "";
+}
+
 }  // namespace svcplane::apiserver::table

@@ -36,4 +36,9 @@ enum class ResponseFormat {
 // header means JSON. Nothing matched → kNotAcceptable.
 ResponseFormat NegotiateResponse(std::string_view accept);
 
+// The Content-Type kube-apiserver answers with for a negotiated format, e.g.
+// "application/json;as=Table;v=v1;g=meta.k8s.io" (kubectl also accepts plain application/json).
+// `list` picks PartialObjectMetadataList over PartialObjectMetadata. "" for kNotAcceptable.
+std::string_view ResponseContentType(ResponseFormat format, bool list);
+
 }  // namespace svcplane::apiserver::table

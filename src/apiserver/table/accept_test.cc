@@ -52,5 +52,16 @@ TEST(AcceptTest, NothingAcceptableIs406) {
   EXPECT_EQ(NegotiateResponse("application/cbor"), ResponseFormat::kNotAcceptable);
 }
 
+TEST(AcceptTest, ResponseContentTypes) {
+  EXPECT_EQ(ResponseContentType(ResponseFormat::kJson, true), "application/json");
+  EXPECT_EQ(ResponseContentType(ResponseFormat::kTableV1, true),
+            "application/json;as=Table;v=v1;g=meta.k8s.io");
+  EXPECT_EQ(ResponseContentType(ResponseFormat::kTableV1beta1, false),
+            "application/json;as=Table;v=v1beta1;g=meta.k8s.io");
+  EXPECT_EQ(ResponseContentType(ResponseFormat::kPartialObjectMetadata, true),
+            "application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io");
+  EXPECT_EQ(ResponseContentType(ResponseFormat::kNotAcceptable, false), "");
+}
+
 }  // namespace
 }  // namespace svcplane::apiserver::table

@@ -71,14 +71,14 @@ def make_handler(state):
                         return self.not_found()
                     # A finite watch: HTTP/1.0 without Content-Length, ended by closing.
                     self.send_response(200)
-                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Type", "application/json;as=Table;v=v1;g=meta.k8s.io")
                     self.end_headers()
                     self.wfile.write(docs["watch_" + resource])
                     self.close_connection = True
                     return
                 if method == "GET" and not name and "as=Table" in accept and \
                         "table_" + resource in docs:
-                    return self.reply(200, docs["table_" + resource])
+                    return self.reply(200, docs["table_" + resource], "application/json;as=Table;v=v1;g=meta.k8s.io")
                 if method == "GET":
                     if name in store:
                         return self.reply(200, store[name])
