@@ -1,11 +1,13 @@
 #!/usr/bin/python3
-"""Serves svcplane's generated discovery and OpenAPI documents to a real kubectl and checks that
-kubectl uses them: server-side validation (fieldValidation=Strict), strategic patches computed
-from the v3 schemas without warnings, `kubectl explain`, and aggregated discovery.
+"""Serves svcplane's generated discovery, OpenAPI and Table documents to a real kubectl and checks
+that kubectl uses them: aggregated discovery, `api-resources`, `explain`, server-side validation
+(fieldValidation=Strict), strategic patches computed from the v3 schemas without warnings,
+`get` (wide, -A, --show-labels) and `get -w` from our Tables. Also checks that the official
+Python client deserialises the discovery documents.
 
 usage: kubectl_check.py <docs_dump binary> [kubectl ...]
-The fake server keeps Services in memory; it is only as smart as these checks need."""
-import copy
+The fake server keeps namespaced objects in memory; it is only as smart as these checks need.
+DEBUG=1 prints every path it answers 404."""
 import http.server
 import json
 import os
@@ -16,6 +18,7 @@ import threading
 import urllib.parse
 
 AGG_CT = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
+TABLE_CT = "application/json;as=Table;v=v1;g=meta.k8s.io"
 
 
 class State:
@@ -40,7 +43,8 @@ def make_handler(state):
             self.wfile.write(data)
 
         def not_found(self):
-            if os.environ.get("DEBUG"): print("404", self.path, file=sys.stderr)
+            if os.environ.get("DEBUG"):
+                print("404", self.path, file=sys.stderr)
             self.reply(404, {"kind": "Status", "apiVersion": "v1", "metadata": {},
                              "status": "Failure", "reason": "NotFound", "code": 404,
                              "message": "the server could not find the requested resource"})
@@ -60,8 +64,7 @@ def make_handler(state):
                 return self.reply(200, docs[path.strip("/")])
             parts = path.strip("/").split("/")
             # .../namespaces/default/<resource>[/<name>]
-            if "namespaces" in parts and parts.index("namespaces") + 2 < len(parts) + 1 and \
-                    len(parts) >= parts.index("namespaces") + 3:
+            if "namespaces" in parts and len(parts) >= parts.index("namespaces") + 3:
                 i = parts.index("namespaces")
                 resource = parts[i + 2]
                 name = parts[i + 3] if len(parts) > i + 3 else ""
@@ -71,14 +74,14 @@ def make_handler(state):
                         return self.not_found()
                     # A finite watch: HTTP/1.0 without Content-Length, ended by closing.
                     self.send_response(200)
-                    self.send_header("Content-Type", "application/json;as=Table;v=v1;g=meta.k8s.io")
+                    self.send_header("Content-Type", TABLE_CT)
                     self.end_headers()
                     self.wfile.write(docs["watch_" + resource])
                     self.close_connection = True
                     return
                 if method == "GET" and not name and "as=Table" in accept and \
                         "table_" + resource in docs:
-                    return self.reply(200, docs["table_" + resource], "application/json;as=Table;v=v1;g=meta.k8s.io")
+                    return self.reply(200, docs["table_" + resource], TABLE_CT)
                 if method == "GET":
                     if name in store:
                         return self.reply(200, store[name])
@@ -104,7 +107,7 @@ def make_handler(state):
                     store[name] = obj
                     return self.reply(200, obj)
             if method == "GET" and path == "/api/v1/services" and "as=Table" in accept:
-                return self.reply(200, docs["table_services"])
+                return self.reply(200, docs["table_services"], TABLE_CT)
             static = {"/version": "version", "/api/v1": "api_v1", "/openapi/v3": "openapi_v3"}
             if method == "GET" and path in static:
                 return self.reply(200, docs[static[path]])
