@@ -11,7 +11,10 @@ namespace svcplane::apiserver::table {
 namespace {
 
 namespace json = boost::json;
-using namespace api;
+namespace core = api::core;
+namespace meta = api::meta;
+namespace discovery = api::discovery;
+namespace coordination = api::coordination;
 
 std::string OrNone(std::string_view s) { return s.empty() ? "<none>" : std::string(s); }
 
