@@ -1,0 +1,187 @@
+#include "apiserver/discovery/discovery.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <boost/json.hpp>
+
+namespace svcplane::apiserver::discovery {
+namespace {
+
+namespace json = boost::json;
+
+json::object Parse(const std::string& s) { return json::parse(s).as_object(); }
+
+std::vector<std::string> StringsOf(const json::value& v) {
+  std::vector<std::string> out;
+  for (const auto& s : v.as_array()) out.emplace_back(s.as_string());
+  return out;
+}
+
+const json::object* FindByKey(const json::array& a, std::string_view key, std::string_view value) {
+  for (const auto& e : a) {
+    const auto& o = e.as_object();
+    if (o.contains(key) && o.at(key).as_string() == value) return &o;
+  }
+  return nullptr;
+}
+
+TEST(DiscoveryTest, VersionAdvertises130) {
+  Documents d("127.0.0.1:6443");
+  auto v = Parse(d.Version());
+  EXPECT_EQ(v.at("major").as_string(), "1");
+  EXPECT_EQ(v.at("minor").as_string(), "30");
+  EXPECT_EQ(v.at("gitVersion").as_string(), "v1.30.0");
+  EXPECT_EQ(v.at("platform").as_string(), "linux/amd64");
+}
+
+TEST(DiscoveryTest, LegacyApiHasServerAddressAndNoApiVersion) {
+  Documents d("127.0.0.1:6443");
+  EXPECT_EQ(d.LegacyApi(),
+            R"({"kind":"APIVersions","versions":["v1"],"serverAddressByClientCIDRs":)"
+            R"([{"clientCIDR":"0.0.0.0/0","serverAddress":"127.0.0.1:6443"}]})");
+}
+
+TEST(DiscoveryTest, LegacyApisListsBothGroupsWithPreferredVersion) {
+  Documents d("h:1");
+  auto o = Parse(d.LegacyApis());
+  EXPECT_EQ(o.at("kind").as_string(), "APIGroupList");
+  EXPECT_EQ(o.at("apiVersion").as_string(), "v1");
+  const auto& groups = o.at("groups").as_array();
+  ASSERT_EQ(groups.size(), 2u);
+  const auto* g = FindByKey(groups, "name", "discovery.k8s.io");
+  ASSERT_NE(g, nullptr);
+  EXPECT_EQ(json::serialize(g->at("preferredVersion")),
+            R"({"groupVersion":"discovery.k8s.io/v1","version":"v1"})");
+  EXPECT_EQ(json::serialize(g->at("versions")),
+            R"([{"groupVersion":"discovery.k8s.io/v1","version":"v1"}])");
+  EXPECT_NE(FindByKey(groups, "name", "coordination.k8s.io"), nullptr);
+}
+
+TEST(DiscoveryTest, SingleGroup) {
+  Documents d("h:1");
+  ASSERT_NE(d.Group("coordination.k8s.io"), nullptr);
+  auto g = Parse(*d.Group("coordination.k8s.io"));
+  EXPECT_EQ(g.at("kind").as_string(), "APIGroup");
+  EXPECT_EQ(g.at("apiVersion").as_string(), "v1");
+  EXPECT_EQ(g.at("name").as_string(), "coordination.k8s.io");
+  EXPECT_EQ(d.Group("apps"), nullptr);
+  EXPECT_EQ(d.Group(""), nullptr);
+}
+
+TEST(DiscoveryTest, CoreResourceListMatchesUpstreamTable) {
+  Documents d("h:1");
+  ASSERT_NE(d.ResourceList("", "v1"), nullptr);
+  auto o = Parse(*d.ResourceList("", "v1"));
+  EXPECT_EQ(o.at("kind").as_string(), "APIResourceList");
+  EXPECT_FALSE(o.contains("apiVersion"));
+  EXPECT_EQ(o.at("groupVersion").as_string(), "v1");
+  const auto& rs = o.at("resources").as_array();
+  std::vector<std::string> names;
+  for (const auto& r : rs) names.emplace_back(r.at("name").as_string());
+  EXPECT_THAT(names,
+              ::testing::ElementsAre("endpoints", "events", "namespaces", "namespaces/finalize",
+                                     "namespaces/status", "nodes", "nodes/status", "pods",
+                                     "pods/status", "services", "services/status"));
+  // Upstream's own bytes for the services entry (api/discovery/api__v1.json).
+  EXPECT_EQ(json::serialize(*FindByKey(rs, "name", "services")),
+            R"({"name":"services","singularName":"service","namespaced":true,"kind":"Service",)"
+            R"("verbs":["create","delete","deletecollection","get","list","patch","update",)"
+            R"("watch"],"shortNames":["svc"],"categories":["all"],)"
+            R"("storageVersionHash":"0/CO1lhkEBI="})");
+  EXPECT_EQ(json::serialize(*FindByKey(rs, "name", "services/status")),
+            R"({"name":"services/status","singularName":"","namespaced":true,"kind":"Service",)"
+            R"("verbs":["get","patch","update"]})");
+  EXPECT_THAT(
+      StringsOf(FindByKey(rs, "name", "namespaces")->at("verbs")),
+      ::testing::ElementsAre("create", "delete", "get", "list", "patch", "update", "watch"));
+  EXPECT_THAT(StringsOf(FindByKey(rs, "name", "namespaces/finalize")->at("verbs")),
+              ::testing::ElementsAre("update"));
+  EXPECT_FALSE(FindByKey(rs, "name", "nodes")->at("namespaced").as_bool());
+  EXPECT_THAT(StringsOf(FindByKey(rs, "name", "pods")->at("shortNames")),
+              ::testing::ElementsAre("po"));
+  for (const auto& r : rs) {
+    for (auto key : {"name", "singularName", "namespaced", "kind", "verbs"}) {
+      EXPECT_TRUE(r.as_object().contains(key)) << key << " missing in " << json::serialize(r);
+    }
+  }
+}
+
+TEST(DiscoveryTest, GroupResourceListsCarryApiVersion) {
+  Documents d("h:1");
+  ASSERT_NE(d.ResourceList("discovery.k8s.io", "v1"), nullptr);
+  auto o = Parse(*d.ResourceList("discovery.k8s.io", "v1"));
+  EXPECT_EQ(o.at("apiVersion").as_string(), "v1");
+  EXPECT_EQ(o.at("groupVersion").as_string(), "discovery.k8s.io/v1");
+  EXPECT_EQ(json::serialize(o.at("resources")),
+            R"([{"name":"endpointslices","singularName":"endpointslice","namespaced":true,)"
+            R"("kind":"EndpointSlice","verbs":["create","delete","deletecollection","get",)"
+            R"("list","patch","update","watch"],"storageVersionHash":"Nx3SIv6I0mE="}])");
+  ASSERT_NE(d.ResourceList("coordination.k8s.io", "v1"), nullptr);
+  auto l = Parse(*d.ResourceList("coordination.k8s.io", "v1"));
+  EXPECT_THAT(StringsOf(l.at("resources").at(0).at("verbs")), ::testing::Contains("watch"));
+  EXPECT_EQ(d.ResourceList("discovery.k8s.io", "v1beta1"), nullptr);
+  EXPECT_EQ(d.ResourceList("apps", "v1"), nullptr);
+}
+
+TEST(DiscoveryTest, AggregatedCoreDocument) {
+  Documents d("h:1");
+  auto o = Parse(d.AggregatedApi());
+  EXPECT_EQ(o.at("kind").as_string(), "APIGroupDiscoveryList");
+  EXPECT_EQ(o.at("apiVersion").as_string(), "apidiscovery.k8s.io/v2");
+  const auto& items = o.at("items").as_array();
+  ASSERT_EQ(items.size(), 1u);
+  EXPECT_EQ(items[0].at("metadata").at("name").as_string(), "");
+  const auto& v = items[0].at("versions").at(0).as_object();
+  EXPECT_EQ(v.at("version").as_string(), "v1");
+  EXPECT_EQ(v.at("freshness").as_string(), "Current");
+  const auto* pods = FindByKey(v.at("resources").as_array(), "resource", "pods");
+  ASSERT_NE(pods, nullptr);
+  EXPECT_EQ(json::serialize(*pods),
+            R"({"resource":"pods","responseKind":{"group":"","version":"","kind":"Pod"},)"
+            R"("scope":"Namespaced","singularResource":"pod","verbs":["create","delete",)"
+            R"("deletecollection","get","list","patch","update","watch"],"shortNames":["po"],)"
+            R"("categories":["all"],"subresources":[{"subresource":"status","responseKind":)"
+            R"({"group":"","version":"","kind":"Pod"},"verbs":["get","patch","update"]}]})");
+  const auto* nodes = FindByKey(v.at("resources").as_array(), "resource", "nodes");
+  EXPECT_EQ(nodes->at("scope").as_string(), "Cluster");
+}
+
+TEST(DiscoveryTest, AggregatedGroupsDocument) {
+  Documents d("h:1");
+  auto o = Parse(d.AggregatedApis());
+  const auto& items = o.at("items").as_array();
+  ASSERT_EQ(items.size(), 2u);
+  std::vector<std::string> names;
+  for (const auto& i : items) names.emplace_back(i.at("metadata").at("name").as_string());
+  EXPECT_THAT(names, ::testing::UnorderedElementsAre("discovery.k8s.io", "coordination.k8s.io"));
+  for (const auto& i : items) {
+    EXPECT_TRUE(i.at("metadata").at("creationTimestamp").is_null());
+    EXPECT_EQ(i.at("versions").as_array().size(), 1u);
+  }
+}
+
+TEST(DiscoveryTest, AcceptsAggregated) {
+  EXPECT_TRUE(AcceptsAggregated(
+      "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/"
+      "json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json"));
+  EXPECT_TRUE(AcceptsAggregated(
+      "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList;profile=nopeer,"
+      "application/json"));
+  EXPECT_TRUE(
+      AcceptsAggregated("application/json; as=APIGroupDiscoveryList; v=v2; "
+                        "g=apidiscovery.k8s.io"));
+  // Only v2beta1 asked for: we do not serve it, fall through to the plain JSON clause.
+  EXPECT_FALSE(AcceptsAggregated(
+      "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/"
+      "json"));
+  EXPECT_FALSE(AcceptsAggregated("application/json"));
+  EXPECT_FALSE(AcceptsAggregated(""));
+  EXPECT_FALSE(AcceptsAggregated("*/*"));
+  EXPECT_FALSE(AcceptsAggregated(
+      "application/json,application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"));
+  EXPECT_FALSE(AcceptsAggregated("application/vnd.kubernetes.protobuf"));
+}
+
+}  // namespace
+}  // namespace svcplane::apiserver::discovery

@@ -1,0 +1,173 @@
+#include <map>
+
+#include "apiserver/table/table.h"
+
+namespace svcplane::apiserver::table {
+namespace {
+
+// Upstream takes these from the types' SwaggerDoc(); the first two are verbatim.
+constexpr std::string_view kNameDoc =
+    "Name must be unique within a namespace. Is required when creating resources, although some "
+    "resources may allow a client to request the generation of an appropriate name "
+    "automatically. Name is primarily intended for creation idempotence and configuration "
+    "definition. Cannot be updated. More info: "
+    "https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names";
+constexpr std::string_view kAgeDoc =
+    "CreationTimestamp is a timestamp representing the server time when this object was "
+    "created. It is not guaranteed to be set in happens-before order across separate "
+    "operations. Clients may not set this value. It is represented in RFC3339 form and is in "
+    "UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: "
+    "https://git.k8s.io/community/contributors/devel/sig-architecture/"
+    "api-conventions.md#metadata";
+
+constexpr Column kName{"Name", "string", "name", kNameDoc, 0};
+constexpr Column kAge{"Age", "string", "", kAgeDoc, 0};
+
+const std::vector<Column> kPod = {
+    kName,
+    {"Ready", "string", "", "The aggregate readiness state of this pod for accepting traffic.", 0},
+    {"Status", "string", "", "The aggregate status of the containers in this pod.", 0},
+    {"Restarts", "string", "",
+     "The number of times the containers in this pod have been restarted and when the last "
+     "container in this pod has restarted.",
+     0},
+    kAge,
+    {"IP", "string", "",
+     "podIP address allocated to the pod. Routable at least within the cluster. Empty if not "
+     "yet allocated.",
+     1},
+    {"Node", "string", "",
+     "NodeName indicates in which node this pod is scheduled. If empty, this pod is a candidate "
+     "for scheduling by the scheduler defined in schedulerName.",
+     1},
+    {"Nominated Node", "string", "",
+     "nominatedNodeName is set only when this pod preempts other pods on the node, but it "
+     "cannot be scheduled right away as preemption victims receive their graceful termination "
+     "periods.",
+     1},
+    {"Readiness Gates", "string", "",
+     "If specified, all readiness gates will be evaluated for pod readiness. A pod is ready "
+     "when all its containers are ready AND all conditions specified in the readiness gates "
+     "have status equal to \"True\"",
+     1},
+};
+
+const std::vector<Column> kService = {
+    kName,
+    {"Type", "string", "",
+     "type determines how the Service is exposed. Defaults to ClusterIP. Valid options are "
+     "ExternalName, ClusterIP, NodePort, and LoadBalancer.",
+     0},
+    {"Cluster-IP", "string", "",
+     "clusterIP is the IP address of the service and is usually assigned randomly.", 0},
+    {"External-IP", "string", "",
+     "externalIPs is a list of IP addresses for which nodes in the cluster will also accept "
+     "traffic for this service.",
+     0},
+    {"Port(s)", "string", "", "The list of ports that are exposed by this service.", 0},
+    kAge,
+    {"Selector", "string", "",
+     "Route service traffic to pods with label keys and values matching this selector.", 1},
+};
+
+const std::vector<Column> kEndpoints = {
+    kName,
+    {"Endpoints", "string", "",
+     "The set of all endpoints is the union of all subsets. Addresses are placed into subsets "
+     "according to the IPs they share.",
+     0},
+    kAge,
+};
+
+const std::vector<Column> kEndpointSlice = {
+    kName,
+    {"AddressType", "string", "", "The IP protocol for this slice", 0},
+    {"Ports", "string", "", "The ports for this slice", 0},
+    {"Endpoints", "string", "", "The endpoints for this slice", 0},
+    kAge,
+};
+
+const std::vector<Column> kNode = {
+    kName,
+    {"Status", "string", "", "The status of the node", 0},
+    {"Roles", "string", "", "The roles of the node", 0},
+    kAge,
+    {"Version", "string", "", "Kubelet Version reported by the node.", 0},
+    {"Internal-IP", "string", "", "List of addresses reachable to the node.", 1},
+    {"External-IP", "string", "", "List of addresses reachable to the node.", 1},
+    {"OS-Image", "string", "",
+     "OS Image reported by the node from /etc/os-release (e.g. Debian GNU/Linux 7 (wheezy)).", 1},
+    {"Kernel-Version", "string", "",
+     "Kernel Version reported by the node from 'uname -r' (e.g. 3.16.0-0.bpo.4-amd64).", 1},
+    {"Container-Runtime", "string", "",
+     "ContainerRuntime Version reported by the node through runtime remote API (e.g. "
+     "containerd://1.4.2).",
+     1},
+};
+
+const std::vector<Column> kNamespace = {
+    kName,
+    {"Status", "string", "", "The status of the namespace", 0},
+    kAge,
+};
+
+const std::vector<Column> kEvent = {
+    {"Last Seen", "string", "",
+     "The time at which the most recent occurrence of this event was "
+     "recorded.",
+     0},
+    {"Type", "string", "",
+     "Type of this event (Normal, Warning), new types could be added in "
+     "the future",
+     0},
+    {"Reason", "string", "",
+     "This should be a short, machine understandable string that gives "
+     "the reason for the transition into the object's current status.",
+     0},
+    {"Object", "string", "", "The object that this event is about.", 0},
+    {"Subobject", "string", "",
+     "If referring to a piece of an object instead of an entire object, this string should "
+     "contain a valid JSON/Go field access statement, such as "
+     "desiredState.manifest.containers[2].",
+     1},
+    {"Source", "string", "",
+     "The component reporting this event. Should be a short machine "
+     "understandable string.",
+     1},
+    {"Message", "string", "", "A human-readable description of the status of this operation.", 0},
+    {"First Seen", "string", "",
+     "The time at which the event was first recorded. (Time of "
+     "server receipt is in TypeMeta.)",
+     1},
+    {"Count", "string", "", "The number of times this event has occurred.", 1},
+    {"Name", "string", "name", kNameDoc, 1},
+};
+
+const std::vector<Column> kLease = {
+    kName,
+    {"Holder", "string", "",
+     "holderIdentity contains the identity of the holder of a current lease. If Coordinated "
+     "Leader Election is used, the holder identity must be equal to the elected "
+     "LeaseCandidate.metadata.name field.",
+     0},
+    kAge,
+};
+
+}  // namespace
+
+std::span<const Column> Columns(std::string_view kind) {
+  static const std::map<std::string_view, const std::vector<Column>*> kByKind = {
+      {"Pod", &kPod},
+      {"Service", &kService},
+      {"Endpoints", &kEndpoints},
+      {"EndpointSlice", &kEndpointSlice},
+      {"Node", &kNode},
+      {"Namespace", &kNamespace},
+      {"Event", &kEvent},
+      {"Lease", &kLease}};
+  auto it = kByKind.find(kind);
+  if (it == kByKind.end()) return {};
+  return *it->second;
+}
+
+}  // namespace svcplane::apiserver::table
