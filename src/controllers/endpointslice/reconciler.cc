@@ -150,6 +150,7 @@ class FamilyPlanner {
 
  private:
   void MarkDirty() {
+    std::vector<SlicePtr> doomed;
     for (const Key& k : fs_.changed) {
       auto loc = fs_.location.find(k);
       if (loc != fs_.location.end()) fs_.slices.at(loc->second).clean = false;
@@ -157,7 +158,9 @@ class FamilyPlanner {
     for (const auto& [k, s] : fs_.extra) fs_.slices.at(s).clean = false;
     for (auto& [ptr, rec] : fs_.slices) {
       if (!fs_.groups.count(rec.group)) {
-        plan_.to_delete.push_back(rec.obj);
+        // A port group nobody wants any more: nothing in it is kept.
+        doomed.push_back(rec.obj);
+        dirty_set_.insert(ptr);
         rec.clean = false;
         continue;
       }
@@ -174,6 +177,10 @@ class FamilyPlanner {
       return a->obj->metadata.name < b->obj->metadata.name;
     };
     std::sort(dirty_.begin(), dirty_.end(), by_name);
+    std::sort(doomed.begin(), doomed.end(), [](const SlicePtr& a, const SlicePtr& b) {
+      return a->metadata.name < b->metadata.name;
+    });
+    plan_.to_delete = std::move(doomed);
     std::sort(plan_.unchanged.begin(), plan_.unchanged.end(), by_name);
   }
 
