@@ -54,6 +54,15 @@ struct FamilyState {
   void MarkChanged(const Key& k) {
     if (changed_set.insert(k).second) changed.push_back(k);
   }
+  void ClearChanged() {
+    changed.clear();
+    // clear() zeroes every bucket; after a full build that is ~1 MB per sync. Drop them instead.
+    if (changed_set.bucket_count() > 1024) {
+      changed_set = std::unordered_set<Key>();
+    } else {
+      changed_set.clear();
+    }
+  }
 };
 
 struct PodMemo {
@@ -89,6 +98,17 @@ void SetTriggerTime(EndpointSlice& slice, const std::optional<std::string>& trig
     auto it = slice.metadata.annotations.find(kTriggerTimeAnnotation);
     if (it != slice.metadata.annotations.end()) slice.metadata.annotations.erase(it);
   }
+}
+
+EndpointSlice CopyWithoutEndpoints(const EndpointSlice& s) {
+  EndpointSlice c;
+  c.kind = s.kind;
+  c.api_version = s.api_version;
+  c.metadata = s.metadata;
+  c.address_type = s.address_type;
+  c.ports = s.ports;
+  c.unknown = s.unknown;
+  return c;
 }
 
 std::string ServiceKey(const Service& s) { return s.metadata.namespace_ + "/" + s.metadata.name; }
@@ -181,7 +201,6 @@ class FamilyPlanner {
       return a->metadata.name < b->metadata.name;
     });
     plan_.to_delete = std::move(doomed);
-    std::sort(plan_.unchanged.begin(), plan_.unchanged.end(), by_name);
   }
 
   // §5.2 step 1, for the slices that may have changed.
@@ -208,7 +227,7 @@ class FamilyPlanner {
       if (changed && kept.empty()) {
         plan_.to_delete.push_back(rec->obj);
       } else if (changed) {
-        EndpointSlice copy = s;
+        EndpointSlice copy = CopyWithoutEndpoints(s);
         copy.endpoints = std::move(kept);
         copy.metadata.labels = SliceLabels(service_);
         AddUpdate(std::move(copy), &s);
@@ -267,6 +286,14 @@ class FamilyPlanner {
     while (!keys.empty()) {
       SliceRec* best = nullptr;
       if (static_cast<int>(keys.size()) < max_) {
+        // Ties go to the first slice found; sort once so that "first" is stable (by name).
+        if (!unchanged_sorted_) {
+          std::sort(plan_.unchanged.begin(), plan_.unchanged.end(),
+                    [](const SliceRec* a, const SliceRec* b) {
+                      return a->obj->metadata.name < b->obj->metadata.name;
+                    });
+          unchanged_sorted_ = true;
+        }
         int closest = max_;
         for (SliceRec* rec : plan_.unchanged) {
           if (rec == nullptr || rec->group != group) continue;
@@ -425,6 +452,7 @@ class FamilyPlanner {
   std::vector<std::pair<uint64_t, std::vector<const Key*>>> leftovers_;
   std::unordered_map<uint64_t, size_t> leftover_index_;
   std::vector<Key> placed_;
+  bool unchanged_sorted_ = false;
 };
 
 }  // namespace
@@ -472,33 +500,42 @@ class StateUpdater {
   }
 
   void UpdatePods(const std::vector<std::shared_ptr<const Pod>>& pods) {
-    // Align the new list with the old one, tolerating small shifts, then match the rest by
-    // identity. Alignment only saves hashing; correctness comes from the identity match.
-    std::vector<const Pod*> new_ptrs(pods.size());
-    std::vector<uint32_t> new_memo(pods.size(), kNone);
-    std::vector<size_t> added;                         // indices into pods
-    std::unordered_map<const Pod*, uint32_t> removed;  // pod -> memo
+    // Only the window between the common prefix and the common suffix can differ. Inside it,
+    // align old and new tolerating small shifts, then match the rest by identity (reordered
+    // pods are not changes). Alignment only saves hashing; correctness comes from identity.
     const size_t n_old = st_.pod_ptrs.size(), n_new = pods.size();
-    size_t i = 0, j = 0;
+    const size_t common = std::min(n_old, n_new);
+    size_t pre = 0;
+    while (pre < common && st_.pod_ptrs[pre] == pods[pre].get()) ++pre;
+    if (pre == n_old && pre == n_new) return;
+    size_t suf = 0;
+    while (suf < common - pre && st_.pod_ptrs[n_old - 1 - suf] == pods[n_new - 1 - suf].get()) {
+      ++suf;
+    }
+    const size_t old_end = n_old - suf, new_end = n_new - suf;
+    std::vector<uint32_t> win_memo(new_end - pre, kNone);  // memo of new[pre + k]
+    std::vector<size_t> added;                             // indices into pods
+    std::unordered_map<const Pod*, uint32_t> removed;      // pod -> memo
+    size_t i = pre, j = pre;
     constexpr size_t kLookahead = 8;
-    while (i < n_old && j < n_new) {
+    while (i < old_end && j < new_end) {
       if (st_.pod_ptrs[i] == pods[j].get()) {
-        new_memo[j++] = st_.pod_memo[i++];
+        win_memo[j++ - pre] = st_.pod_memo[i++];
         continue;
       }
       size_t d = 1;
-      for (; d <= kLookahead && i + d < n_old; ++d) {
+      for (; d <= kLookahead && i + d < old_end; ++d) {
         if (st_.pod_ptrs[i + d] == pods[j].get()) break;
       }
-      if (d <= kLookahead && i + d < n_old) {  // old[i..i+d) were removed
+      if (d <= kLookahead && i + d < old_end) {  // old[i..i+d) were removed
         for (size_t k = 0; k < d; ++k) removed.emplace(st_.pod_ptrs[i + k], st_.pod_memo[i + k]);
         i += d;
         continue;
       }
-      for (d = 1; d <= kLookahead && j + d < n_new; ++d) {
+      for (d = 1; d <= kLookahead && j + d < new_end; ++d) {
         if (pods[j + d].get() == st_.pod_ptrs[i]) break;
       }
-      if (d <= kLookahead && j + d < n_new) {  // new[j..j+d) were added
+      if (d <= kLookahead && j + d < new_end) {  // new[j..j+d) were added
         for (size_t k = 0; k < d; ++k) added.push_back(j + k);
         j += d;
         continue;
@@ -508,25 +545,39 @@ class StateUpdater {
       ++i;
       ++j;
     }
-    for (; i < n_old; ++i) removed.emplace(st_.pod_ptrs[i], st_.pod_memo[i]);
-    for (; j < n_new; ++j) added.push_back(j);
+    for (; i < old_end; ++i) removed.emplace(st_.pod_ptrs[i], st_.pod_memo[i]);
+    for (; j < new_end; ++j) added.push_back(j);
 
-    // Reordered pods are not changes.
     std::vector<size_t> really_added;
     for (size_t k : added) {
       auto it = removed.find(pods[k].get());
       if (it != removed.end()) {
-        new_memo[k] = it->second;
+        win_memo[k - pre] = it->second;
         removed.erase(it);
       } else {
         really_added.push_back(k);
       }
     }
     for (const auto& [ptr, memo] : removed) DropMemo(memo);
-    for (size_t k : really_added) new_memo[k] = AddMemo(pods[k]);
-    for (size_t k = 0; k < n_new; ++k) new_ptrs[k] = pods[k].get();
-    st_.pod_ptrs = std::move(new_ptrs);
-    st_.pod_memo = std::move(new_memo);
+    for (size_t k : really_added) win_memo[k - pre] = AddMemo(pods[k]);
+
+    // Splice the window into the aligned vectors (a memmove when its length changed).
+    auto& ptrs = st_.pod_ptrs;
+    auto& memo = st_.pod_memo;
+    const auto old_len = static_cast<std::ptrdiff_t>(old_end - pre);
+    const auto new_len = static_cast<std::ptrdiff_t>(new_end - pre);
+    const auto at = static_cast<std::ptrdiff_t>(pre);
+    if (new_len < old_len) {
+      ptrs.erase(ptrs.begin() + at + new_len, ptrs.begin() + at + old_len);
+      memo.erase(memo.begin() + at + new_len, memo.begin() + at + old_len);
+    } else if (new_len > old_len) {
+      ptrs.insert(ptrs.begin() + at + old_len, static_cast<size_t>(new_len - old_len), nullptr);
+      memo.insert(memo.begin() + at + old_len, static_cast<size_t>(new_len - old_len), kNone);
+    }
+    for (size_t k = pre; k < new_end; ++k) {
+      ptrs[k] = pods[k].get();
+      memo[k] = win_memo[k - pre];
+    }
   }
 
   void UpdateSlices(FamilyState& fs, const std::vector<SlicePtr>& owned, uint64_t epoch) {
@@ -751,8 +802,7 @@ SlicePlan Reconciler::Plan(const std::shared_ptr<const Service>& service_ptr,
     FamilyPlanner planner(service, fs, options_);
     FamilyPlan fp = planner.Run();
     fs.suspects = planner.TakePlaced();
-    fs.changed.clear();
-    fs.changed_set.clear();
+    fs.ClearChanged();
     plan.metrics.endpoints_added += fp.added;
     plan.metrics.endpoints_removed += fp.removed;
     plan.metrics.rebalance_moves += fp.moves;
