@@ -37,10 +37,11 @@ BENCHMARK(BM_FullBuild)->Arg(1000)->Arg(10000)->Arg(100000)->Unit(benchmark::kMi
 
 // Converged Service; each iteration changes one Pod and reconciles. Only Plan is timed: listing
 // the cache and applying to the fake writer are paused.
-void OnePod(benchmark::State& state, bool incremental, bool replace) {
+void OnePod(benchmark::State& state, bool incremental, bool replace, bool rebalance = false) {
   const int n = static_cast<int>(state.range(0));
   ReconcilerOptions opts;
   opts.incremental = incremental;
+  opts.rebalance = rebalance;
   Harness h(opts);
   h.AddPods(0, n);
   h.Sync();
@@ -78,6 +79,8 @@ void OnePod(benchmark::State& state, bool incremental, bool replace) {
 void BM_OnePodChange(benchmark::State& state) { OnePod(state, true, false); }
 void BM_OnePodChange_Scratch(benchmark::State& state) { OnePod(state, false, false); }
 void BM_OnePodReplace(benchmark::State& state) { OnePod(state, true, true); }
+void BM_OnePodChange_Rebalance(benchmark::State& state) { OnePod(state, true, false, true); }
+BENCHMARK(BM_OnePodChange_Rebalance)->Arg(100000)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_OnePodChange)->Arg(1000)->Arg(10000)->Arg(100000)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_OnePodReplace)->Arg(1000)->Arg(10000)->Arg(100000)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_OnePodChange_Scratch)
@@ -105,6 +108,7 @@ void BM_RollingUpdate(benchmark::State& state) {
   state.counters["writes"] = static_cast<double>(r.writes);
   state.counters["syncs"] = static_cast<double>(r.syncs);
   state.counters["max_writes_per_sync"] = static_cast<double>(r.max_writes_per_sync);
+  state.counters["peak_slices"] = static_cast<double>(r.peak_slices);
 }
 BENCHMARK(BM_RollingUpdate)
     ->ArgNames({"pods", "batch", "rebalance"})
@@ -112,6 +116,33 @@ BENCHMARK(BM_RollingUpdate)
     ->Args({10000, 250, 1})
     ->Args({10000, 25, 0})
     ->Args({10000, 25, 1})
+    ->Iterations(1)
+    ->Unit(benchmark::kMillisecond);
+
+// Scale 10k → 20k → 10k (random Pods removed, 500 per sync), then quiet syncs until no writes.
+void BM_ScaleUpDown(benchmark::State& state) {
+  const int n = static_cast<int>(state.range(0));
+  ReconcilerOptions opts;
+  opts.rebalance = state.range(1) != 0;
+  testing::RollingUpdateResult r;
+  for (auto _ : state) {
+    state.PauseTiming();
+    Harness h(opts);
+    h.AddPods(0, n);
+    h.Sync();
+    state.ResumeTiming();
+    r = testing::ScaleUpDown(h, 1000000, n, 500);
+  }
+  state.counters["slices"] = static_cast<double>(r.slices);
+  state.counters["min_slices"] = static_cast<double>((n + 99) / 100);
+  state.counters["writes"] = static_cast<double>(r.writes);
+  state.counters["syncs"] = static_cast<double>(r.syncs);
+  state.counters["max_writes_per_sync"] = static_cast<double>(r.max_writes_per_sync);
+}
+BENCHMARK(BM_ScaleUpDown)
+    ->ArgNames({"pods", "rebalance"})
+    ->Args({10000, 0})
+    ->Args({10000, 1})
     ->Iterations(1)
     ->Unit(benchmark::kMillisecond);
 

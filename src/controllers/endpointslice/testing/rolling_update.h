@@ -15,7 +15,8 @@ struct RollingUpdateResult {
   int syncs = 0;
   int writes = 0;
   int max_writes_per_sync = 0;
-  size_t slices = 0;
+  size_t slices = 0;       // at the end
+  size_t peak_slices = 0;  // after any sync
 };
 
 inline RollingUpdateResult RollingUpdate(Harness& h, int first_new_index, int batch,
@@ -27,6 +28,7 @@ inline RollingUpdateResult RollingUpdate(Harness& h, int first_new_index, int ba
     ++r.syncs;
     r.writes += p.Writes();
     r.max_writes_per_sync = std::max(r.max_writes_per_sync, p.Writes());
+    r.peak_slices = std::max(r.peak_slices, h.ServiceSlices().size());
   };
   std::vector<const Pod*> old;
   for (const auto& p : h.pods()) old.push_back(p.get());
@@ -47,6 +49,35 @@ inline RollingUpdateResult RollingUpdate(Harness& h, int first_new_index, int ba
                               }),
                pods.end());
     sync();
+  }
+  r.slices = h.ServiceSlices().size();
+  return r;
+}
+
+// Autoscaler-style churn: add `extra` Pods (one sync), then delete that many random Pods in
+// batches (one sync each), then sync with no changes until a sync writes nothing (at most 100).
+inline RollingUpdateResult ScaleUpDown(Harness& h, int first_new_index, int extra, int batch,
+                                       unsigned seed = 1) {
+  std::mt19937 rng(seed);
+  RollingUpdateResult r;
+  auto sync = [&] {
+    SlicePlan p = h.Sync();
+    ++r.syncs;
+    r.writes += p.Writes();
+    r.max_writes_per_sync = std::max(r.max_writes_per_sync, p.Writes());
+    r.peak_slices = std::max(r.peak_slices, h.ServiceSlices().size());
+    return p.Writes();
+  };
+  h.AddPods(first_new_index, first_new_index + extra);
+  sync();
+  for (int left = extra; left > 0; left -= batch) {
+    auto& pods = h.pods();
+    for (int k = 0; k < std::min(batch, left); ++k) {
+      pods.erase(pods.begin() + static_cast<long>(rng() % pods.size()));
+    }
+    sync();
+  }
+  for (int i = 0; i < 100 && sync() > 0; ++i) {
   }
   r.slices = h.ServiceSlices().size();
   return r;
