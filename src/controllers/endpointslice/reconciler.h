@@ -31,6 +31,10 @@
 
 namespace svcplane::controllers::endpointslice {
 
+namespace internal {
+struct ServiceState;  // what is remembered per Service (internal/service_state.h)
+}  // namespace internal
+
 struct ReconcilerOptions {
   int max_endpoints_per_slice = 100;  // 1..1000
   // Reuse what earlier syncs of the same Service derived (see the file comment).
@@ -112,16 +116,13 @@ class Reconciler {
 
   const ReconcilerOptions& options() const { return options_; }
 
-  // What the reconciler remembers about one Service (defined in reconciler.cc).
-  struct ServiceState;
-
  private:
-  std::shared_ptr<ServiceState> StateFor(const api::core::v1::Service& service);
+  std::shared_ptr<internal::ServiceState> StateFor(const api::core::v1::Service& service);
 
   const ReconcilerOptions options_;
   TopologyCache* const topology_;
   std::mutex mu_;
-  std::map<std::string, std::shared_ptr<ServiceState>> states_;  // guarded by mu_
+  std::map<std::string, std::shared_ptr<internal::ServiceState>> states_;  // guarded by mu_
 };
 
 }  // namespace svcplane::controllers::endpointslice
