@@ -99,6 +99,9 @@ class Reconciler {
   ~Reconciler();
 
   // `trigger_time_unix_nanos` is the last-change-trigger-time (nullopt: annotation removed).
+  // Speed, not correctness, depends on `pods` keeping a stable order between syncs (the lister's
+  // order): unchanged runs are skipped by pointer comparison, anything else is matched by hash.
+  // `existing_slices` are those of SlicesForService(); pods must already match the selector.
   SlicePlan Plan(
       const std::shared_ptr<const api::core::v1::Service>& service,
       const std::vector<std::shared_ptr<const api::core::v1::Pod>>& pods,
