@@ -1,0 +1,697 @@
+#include "apiserver/patch/strategic.h"
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+#include <boost/json.hpp>
+
+#include "apiserver/patch/internal/json_util.h"
+#include "base/result.h"
+
+// A port of the apply half of k8s.io/apimachinery/pkg/util/strategicpatch/patch.go. Function names
+// follow upstream so the two can be read side by side; deviations are commented where they occur.
+
+namespace svcplane::apiserver::patch {
+namespace {
+
+namespace json = boost::json;
+using internal::GoFormat;
+using internal::GoTypeName;
+using internal::SameGoType;
+
+constexpr std::string_view kDirectiveMarker = "$patch";
+constexpr std::string_view kDeleteDirective = "delete";
+constexpr std::string_view kReplaceDirective = "replace";
+constexpr std::string_view kMergeDirective = "merge";
+constexpr std::string_view kRetainKeysDirective = "$retainKeys";
+constexpr std::string_view kDeleteFromPrimitiveListPrefix = "$deleteFromPrimitiveList";
+constexpr std::string_view kSetElementOrderPrefix = "$setElementOrder";
+
+enum class ElemKind { kMap, kScalar };
+
+// --- errors, worded as k8s.io/apimachinery/pkg/util/mergepatch ---
+
+Status ErrBadPatchFormatForPrimitiveList() {
+  return BadRequestError("invalid patch format of primitive list");
+}
+Status ErrBadPatchFormatForRetainKeys() {
+  return BadRequestError("invalid patch format of retainKeys");
+}
+Status ErrBadPatchFormatForSetElementOrderList() {
+  return BadRequestError("invalid patch format of setElementOrder list");
+}
+// Upstream answers the errors below with a bare Go error, which the API server turns into 500 with
+// reason Unknown; they are all caused by the request, so we answer 400 (or 422 where upstream's
+// interpretStrategicMergePatchError does).
+Status ErrNoListOfLists() { return InvalidError("lists of lists are not supported"); }
+Status ErrNoMergeKey(const json::object& m, std::string_view key) {
+  return BadRequestError(
+      fmt::format("map: {} does not contain declared merge key: {}", GoFormat(m), key));
+}
+Status ErrBadPatchType(const json::value& t, const json::object& m) {
+  return BadRequestError(
+      fmt::format("unknown patch type: {} in map: {}", GoFormat(t), GoFormat(m)));
+}
+Status ErrBadArgType(std::string_view expected, const json::value& actual) {
+  return BadRequestError(
+      fmt::format("expected a {}, but received a {}", expected, GoTypeName(actual)));
+}
+constexpr std::string_view kMapType = "map[string]interface {}";
+constexpr std::string_view kSliceType = "[]interface {}";
+
+// --- small helpers ---
+
+bool IsDirectiveKey(std::string_view key) {
+  return key == kDirectiveMarker || key == kRetainKeysDirective ||
+         key.starts_with(kSetElementOrderPrefix) || key.starts_with(kDeleteFromPrimitiveListPrefix);
+}
+
+// Go's `==` on two decoded interface{} values.
+bool GoEqual(const json::value& a, const json::value& b) { return SameGoType(a, b) && a == b; }
+
+bool IsDirective(const json::value& v, std::string_view directive) {
+  return v.is_string() && v.get_string() == directive;
+}
+
+// removeDirectives + discardNullValuesFromPatch, applied upstream to values that land in the
+// result without merging. Returns false when the value itself is a `$patch` map and must go.
+// Also drops the parallel-list and retainKeys keys (see the header comment).
+bool CleanNewValue(json::value& v) {
+  if (v.is_object()) {
+    json::object& obj = v.get_object();
+    if (obj.contains(kDirectiveMarker)) return false;
+    std::vector<std::string> drop;
+    for (auto& kv : obj) {
+      if (kv.value().is_null() || IsDirectiveKey(kv.key()) || !CleanNewValue(kv.value())) {
+        drop.emplace_back(kv.key());
+      }
+    }
+    for (const std::string& k : drop) obj.erase(k);
+  } else if (v.is_array()) {
+    json::array& arr = v.get_array();
+    json::array kept;
+    kept.reserve(arr.size());
+    for (json::value& e : arr) {
+      if (CleanNewValue(e)) kept.push_back(std::move(e));
+    }
+    arr = std::move(kept);
+  }
+  return true;
+}
+
+// For values upstream copies verbatim (replace strategies): the typed decode afterwards drops
+// directive keys and nulls but keeps the maps that carried them.
+void StripDirectiveKeys(json::value& v) {
+  if (v.is_object()) {
+    json::object& obj = v.get_object();
+    std::vector<std::string> drop;
+    for (auto& kv : obj) {
+      if (kv.value().is_null() || IsDirectiveKey(kv.key())) {
+        drop.emplace_back(kv.key());
+      } else {
+        StripDirectiveKeys(kv.value());
+      }
+    }
+    for (const std::string& k : drop) obj.erase(k);
+  } else if (v.is_array()) {
+    for (json::value& e : v.get_array()) StripDirectiveKeys(e);
+  }
+}
+
+// extractKey: "$setElementOrder/ports" -> "ports".
+bool ExtractKey(std::string_view s, std::string_view prefix, std::string_view* out) {
+  size_t slash = s.find('/');
+  if (slash == std::string_view::npos || s.substr(0, slash) != prefix) return false;
+  *out = s.substr(slash + 1);
+  return true;
+}
+
+struct ListMeta {
+  ListStrategy strategy = ListStrategy::kReplace;
+  std::string_view merge_key;
+  const Schema* elem = nullptr;
+};
+
+ListMeta LookupList(const Schema& schema, std::string_view key) {
+  ListMeta meta;
+  meta.elem = &Schema::Empty();
+  if (const FieldMeta* f = schema.Field(key)) {
+    meta.strategy = f->list;
+    meta.merge_key = f->merge_key;
+    if (f->schema != nullptr) meta.elem = f->schema;
+  }
+  return meta;
+}
+
+// sliceElementType: every element of every list must have the same Go type, and not be a list.
+Result<ElemKind> SliceElementType(std::initializer_list<const json::array*> lists) {
+  const json::value* first = nullptr;
+  for (const json::array* list : lists) {
+    if (list == nullptr) continue;
+    for (const json::value& v : *list) {
+      if (first == nullptr) {
+        first = &v;
+        if (v.is_array()) return ErrNoListOfLists();
+      } else if (!SameGoType(*first, v) || v.is_null()) {
+        std::string all = "[";
+        for (const json::array* l : lists) {
+          if (all.size() > 1) all += ' ';
+          all += l == nullptr ? "[]" : GoFormat(*l);
+        }
+        return BadRequestError("list element types are not identical: " + all + "]");
+      }
+    }
+  }
+  if (first == nullptr) return BadRequestError("no elements in any of the given slices");
+  if (first->is_null()) return BadRequestError("list element types are not identical: null");
+  return first->is_object() ? ElemKind::kMap : ElemKind::kScalar;
+}
+
+// The value `index` compares: the merge key's value for maps, the item itself otherwise.
+const json::value& OrderValue(const json::value& item, std::string_view merge_key, ElemKind kind) {
+  static const json::value* const kNull = new json::value();
+  if (kind == ElemKind::kScalar) return item;
+  const json::object* obj = item.if_object();
+  if (obj == nullptr) return *kNull;
+  const json::value* v = obj->if_contains(merge_key);
+  return v == nullptr ? *kNull : *v;
+}
+
+// index(): position of `item` in `order` (already reduced to order values), or -1.
+int IndexOf(const std::vector<json::value>& order, const json::value& item,
+            std::string_view merge_key, ElemKind kind) {
+  const json::value& want = OrderValue(item, merge_key, kind);
+  for (size_t i = 0; i < order.size(); ++i) {
+    if (GoEqual(want, order[i])) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+// The order values of `list`, validating (for maps) that each item carries the merge key, as
+// validateMergeKeyInLists does.
+Result<std::vector<json::value>> OrderValues(const json::array* list, std::string_view merge_key,
+                                             ElemKind kind) {
+  std::vector<json::value> out;
+  if (list == nullptr) return out;
+  out.reserve(list->size());
+  for (const json::value& item : *list) {
+    if (kind == ElemKind::kMap) {
+      if (!item.is_object()) return ErrBadArgType(kMapType, item);
+      const json::value* v = item.get_object().if_contains(merge_key);
+      if (v == nullptr) return ErrNoMergeKey(item.get_object(), merge_key);
+      out.push_back(*v);
+    } else {
+      out.push_back(item);
+    }
+  }
+  return out;
+}
+
+// normalizeSliceOrder: sorts `to_sort` by `order` (Go's sort.SliceStable with upstream's lenient
+// comparator, run as the insertion sort Go uses for short slices), `$patch: delete` items last.
+Status NormalizeSliceOrder(std::vector<json::value>& to_sort, const std::vector<json::value>& order,
+                           std::string_view merge_key, ElemKind kind) {
+  std::vector<json::value> to_delete;
+  if (kind == ElemKind::kMap) {
+    std::vector<json::value> keep;
+    keep.reserve(to_sort.size());
+    for (json::value& item : to_sort) {
+      if (!item.is_object()) return ErrBadArgType(kMapType, item);
+      if (!item.get_object().contains(merge_key)) {
+        return ErrNoMergeKey(item.get_object(), merge_key);
+      }
+      const json::value* d = item.get_object().if_contains(kDirectiveMarker);
+      (d != nullptr && IsDirective(*d, kDeleteDirective) ? to_delete : keep)
+          .push_back(std::move(item));
+    }
+    to_sort = std::move(keep);
+  }
+  auto less = [&](const json::value& a, const json::value& b) {
+    int ia = IndexOf(order, a, merge_key, kind);
+    if (ia >= 0) {
+      int ib = IndexOf(order, b, merge_key, kind);
+      if (ib >= 0) return ia < ib;
+    }
+    return true;
+  };
+  for (size_t i = 1; i < to_sort.size(); ++i) {
+    for (size_t j = i; j > 0 && less(to_sort[j], to_sort[j - 1]); --j) {
+      std::swap(to_sort[j], to_sort[j - 1]);
+    }
+  }
+  for (json::value& d : to_delete) to_sort.push_back(std::move(d));
+  return Status::Ok();
+}
+
+// mergeSortedSlice: interleaves server-only items (left) into patch items (right); left goes first
+// only when both are in the live list and left came earlier there.
+json::array MergeSortedSlice(std::vector<json::value>& left, std::vector<json::value>& right,
+                             const std::vector<json::value>& server_order,
+                             std::string_view merge_key, ElemKind kind) {
+  json::array out;
+  out.reserve(left.size() + right.size());
+  size_t i = 0, j = 0;
+  while (i < left.size() || j < right.size()) {
+    if (i >= left.size()) {
+      out.push_back(std::move(right[j++]));
+    } else if (j >= right.size()) {
+      out.push_back(std::move(left[i++]));
+    } else {
+      int li = IndexOf(server_order, left[i], merge_key, kind);
+      int ri = IndexOf(server_order, right[j], merge_key, kind);
+      if (li >= 0 && ri >= 0 && li < ri) {
+        out.push_back(std::move(left[i++]));
+      } else {
+        out.push_back(std::move(right[j++]));
+      }
+    }
+  }
+  return out;
+}
+
+// normalizeElementOrder: patch items in patch order, server-only items in live order, merged.
+Result<json::array> NormalizeElementOrder(std::vector<json::value> patch_items,
+                                          std::vector<json::value> server_only,
+                                          const json::array* patch_order,
+                                          const json::array* server_order,
+                                          std::string_view merge_key, ElemKind kind) {
+  Result<std::vector<json::value>> p_order = OrderValues(patch_order, merge_key, kind);
+  if (!p_order.ok()) return p_order.status();
+  SVC_RETURN_IF_ERROR(NormalizeSliceOrder(patch_items, *p_order, merge_key, kind));
+  Result<std::vector<json::value>> s_order = OrderValues(server_order, merge_key, kind);
+  if (!s_order.ok()) return s_order.status();
+  SVC_RETURN_IF_ERROR(NormalizeSliceOrder(server_only, *s_order, merge_key, kind));
+  return MergeSortedSlice(server_only, patch_items, *s_order, merge_key, kind);
+}
+
+// partition{Primitives,Maps}ByPresentInList: splits `merged` into items present in `by` and the
+// rest, keeping relative order.
+Status Partition(json::array& merged, const json::array* by, std::string_view merge_key,
+                 ElemKind kind, std::vector<json::value>* in, std::vector<json::value>* out) {
+  Result<std::vector<json::value>> by_values = OrderValues(by, merge_key, kind);
+  if (!by_values.ok()) {
+    // Upstream only finds items of `by` by key and skips the check here; keep its leniency for
+    // directive items without a key (already validated elsewhere).
+    by_values = std::vector<json::value>();
+    if (by != nullptr) {
+      for (const json::value& item : *by) by_values->push_back(OrderValue(item, merge_key, kind));
+    }
+  }
+  for (json::value& item : merged) {
+    if (kind == ElemKind::kMap) {
+      if (!item.is_object()) return ErrBadArgType(kMapType, item);
+      if (!item.get_object().contains(merge_key)) {
+        return ErrNoMergeKey(item.get_object(), merge_key);
+      }
+    }
+    bool found = IndexOf(*by_values, item, merge_key, kind) >= 0;
+    (found ? in : out)->push_back(std::move(item));
+  }
+  return Status::Ok();
+}
+
+Status MergeMap(json::object& original, const json::object& patch, const Schema& schema);
+
+// mergeSliceWithSpecialElements + mergeSliceWithoutSpecialElements + ordering, for lists of maps.
+Status MergeSliceOfMaps(json::array& original, const json::array& patch, const Schema& elem,
+                        std::string_view merge_key) {
+  json::array plain;  // the patch without `$patch` items
+  plain.reserve(patch.size());
+  bool replace = false;
+  for (const json::value& v : patch) {
+    const json::object& item = v.get_object();
+    const json::value* directive = item.if_contains(kDirectiveMarker);
+    if (directive == nullptr) {
+      plain.push_back(v);
+    } else if (IsDirective(*directive, kDeleteDirective)) {
+      const json::value* key = item.if_contains(merge_key);
+      if (key == nullptr) return ErrNoMergeKey(item, merge_key);
+      json::array kept;
+      for (json::value& o : original) {
+        const json::value* ok = o.get_object().if_contains(merge_key);
+        if (ok == nullptr || !GoEqual(*ok, *key)) kept.push_back(std::move(o));
+      }
+      original = std::move(kept);
+    } else if (IsDirective(*directive, kReplaceDirective)) {
+      replace = true;  // keep scanning to prune the other `$patch` items
+    } else if (IsDirective(*directive, kMergeDirective)) {
+      return BadRequestError("merging lists cannot yet be specified in the patch");
+    } else {
+      return ErrBadPatchType(*directive, item);
+    }
+  }
+  if (replace) {
+    json::value replaced = std::move(plain);
+    StripDirectiveKeys(replaced);
+    original = std::move(replaced.get_array());
+    plain.clear();
+  }
+
+  Result<std::vector<json::value>> server_order = OrderValues(&original, merge_key, ElemKind::kMap);
+  if (!server_order.ok()) return server_order.status();
+
+  for (const json::value& v : plain) {
+    const json::object& item = v.get_object();
+    const json::value* key = item.if_contains(merge_key);
+    if (key == nullptr) return ErrNoMergeKey(item, merge_key);
+    json::object* match = nullptr;
+    for (json::value& o : original) {
+      const json::value* ok = o.get_object().if_contains(merge_key);
+      if (ok != nullptr && GoEqual(*ok, *key)) {
+        match = &o.get_object();
+        break;
+      }
+    }
+    if (match != nullptr) {
+      SVC_RETURN_IF_ERROR(MergeMap(*match, item, elem));
+    } else {
+      json::value added = v;
+      StripDirectiveKeys(added);
+      original.push_back(std::move(added));
+    }
+  }
+
+  std::vector<json::value> patch_items, server_only;
+  SVC_RETURN_IF_ERROR(
+      Partition(original, &plain, merge_key, ElemKind::kMap, &patch_items, &server_only));
+  // serverOrder is the live list after deletions and before additions; only its keys matter.
+  json::array server_keys;
+  server_keys.reserve(server_order->size());
+  for (json::value& k : *server_order) {
+    json::object o;
+    o[merge_key] = std::move(k);
+    server_keys.push_back(std::move(o));
+  }
+  Result<json::array> ordered =
+      NormalizeElementOrder(std::move(patch_items), std::move(server_only), &plain, &server_keys,
+                            merge_key, ElemKind::kMap);
+  if (!ordered.ok()) return ordered.status();
+  original = std::move(*ordered);
+  return Status::Ok();
+}
+
+// mergeSlice.
+Status MergeSlice(json::array& original, const json::array& patch, const Schema& elem,
+                  std::string_view merge_key, bool is_delete_list) {
+  if (original.empty() && patch.empty()) return Status::Ok();
+  Result<ElemKind> kind = SliceElementType({&original, &patch});
+  if (!kind.ok()) return kind.status();
+
+  if (*kind == ElemKind::kScalar) {
+    if (is_delete_list) {  // deleteFromSlice
+      json::array kept;
+      for (json::value& v : original) {
+        bool drop = false;
+        for (const json::value& d : patch) drop = drop || GoEqual(v, d);
+        if (!drop) kept.push_back(std::move(v));
+      }
+      original = std::move(kept);
+      return Status::Ok();
+    }
+    json::array server_order = original;
+    // append + deduplicateScalars; the order is normalized below, so a stable dedup is enough.
+    json::array merged;
+    merged.reserve(original.size() + patch.size());
+    auto add_unique = [&merged](const json::value& v) {
+      for (const json::value& m : merged) {
+        if (GoEqual(m, v)) return;
+      }
+      merged.push_back(v);
+    };
+    for (const json::value& v : original) add_unique(v);
+    for (const json::value& v : patch) add_unique(v);
+    std::vector<json::value> patch_items, server_only;
+    SVC_RETURN_IF_ERROR(
+        Partition(merged, &patch, "", ElemKind::kScalar, &patch_items, &server_only));
+    Result<json::array> ordered =
+        NormalizeElementOrder(std::move(patch_items), std::move(server_only), &patch, &server_order,
+                              "", ElemKind::kScalar);
+    if (!ordered.ok()) return ordered.status();
+    original = std::move(*ordered);
+    return Status::Ok();
+  }
+
+  if (merge_key.empty()) return BadRequestError("cannot merge lists without merge key");
+  return MergeSliceOfMaps(original, patch, elem, merge_key);
+}
+
+// mergeSliceHandler.
+Status MergeSliceHandler(json::array& original, const json::array& patch, const ListMeta& meta,
+                         bool is_delete_list) {
+  if (meta.strategy != ListStrategy::kReplace || is_delete_list) {
+    return MergeSlice(original, patch, *meta.elem, meta.merge_key, is_delete_list);
+  }
+  json::value replaced = patch;
+  StripDirectiveKeys(replaced);
+  original = std::move(replaced.get_array());
+  return Status::Ok();
+}
+
+// validatePatchWithSetOrderList: the patch list (minus deletions) must be a subsequence of the
+// $setElementOrder list.
+Status ValidatePatchWithSetOrderList(const json::array* patch_list, const json::array& set_order,
+                                     std::string_view merge_key) {
+  if (set_order.empty() || patch_list == nullptr || patch_list->empty()) return Status::Ok();
+  std::vector<const json::value*> non_delete;
+  for (const json::value& v : *patch_list) {
+    if (!merge_key.empty()) {
+      if (!v.is_object()) return ErrBadArgType(kMapType, v);
+      const json::value* d = v.get_object().if_contains(kDirectiveMarker);
+      if (d != nullptr && IsDirective(*d, kDeleteDirective)) continue;
+    }
+    non_delete.push_back(&v);
+  }
+  size_t pi = 0, si = 0;
+  while (pi < non_delete.size() && si < set_order.size()) {
+    const json::value& p = *non_delete[pi];
+    if (p.is_object() && p.get_object().contains(kDirectiveMarker)) {
+      ++pi;
+      continue;
+    }
+    bool equal;
+    if (merge_key.empty()) {
+      equal = GoEqual(p, set_order[si]);
+    } else {
+      const json::value& s = set_order[si];
+      if (!p.is_object()) return ErrBadArgType(kMapType, p);
+      if (!s.is_object()) return ErrBadArgType(kMapType, s);
+      const json::value* pk = p.get_object().if_contains(merge_key);
+      if (pk == nullptr) return ErrNoMergeKey(p.get_object(), merge_key);
+      const json::value* sk = s.get_object().if_contains(merge_key);
+      if (sk == nullptr) return ErrNoMergeKey(s.get_object(), merge_key);
+      equal = GoEqual(*pk, *sk);
+    }
+    if (equal) ++pi;
+    ++si;
+  }
+  if (pi < non_delete.size() && si >= set_order.size()) {
+    return BadRequestError(fmt::format("the order in patch list:\n{}\n doesn't match {} list:\n{}",
+                                       GoFormat(*patch_list), kSetElementOrderPrefix,
+                                       GoFormat(set_order)));
+  }
+  return Status::Ok();
+}
+
+// applyRetainKeysDirective (server side: MergeParallelList is on).
+Status ApplyRetainKeysDirective(json::object& original, const json::object& patch) {
+  const json::value* retain = patch.if_contains(kRetainKeysDirective);
+  if (retain == nullptr) return Status::Ok();
+  if (!retain->is_array()) return ErrBadPatchFormatForRetainKeys();
+  const json::array& keys = retain->get_array();
+  auto listed = [&keys](std::string_view k) {
+    for (const json::value& v : keys) {
+      if (v.is_string() && v.get_string() == k) return true;
+    }
+    return false;
+  };
+  for (const auto& kv : patch) {
+    std::string_view k = kv.key();
+    if (k == kRetainKeysDirective || kv.value().is_null() ||
+        k.starts_with(kDeleteFromPrimitiveListPrefix) || k.starts_with(kSetElementOrderPrefix)) {
+      continue;
+    }
+    if (!listed(k)) return ErrBadPatchFormatForRetainKeys();
+  }
+  std::vector<std::string> drop;
+  for (const auto& kv : original) {
+    if (!listed(kv.key())) drop.emplace_back(kv.key());
+  }
+  for (const std::string& k : drop) original.erase(k);
+  return Status::Ok();
+}
+
+// mergePatchIntoOriginal: handles every `$setElementOrder/<list>` together with `<list>`. Keys of
+// lists it fully processed are appended to `done` so the main loop skips them.
+Status MergePatchIntoOriginal(json::object& original, const json::object& patch,
+                              const Schema& schema, std::vector<std::string_view>& done) {
+  for (const auto& kv : patch) {
+    std::string_view key = kv.key();
+    if (!key.starts_with(kSetElementOrderPrefix)) continue;
+    if (!kv.value().is_array()) return ErrBadArgType(kSliceType, kv.value());
+    const json::array& set_order = kv.value().get_array();
+    std::string_view list_key;
+    if (!ExtractKey(key, kSetElementOrderPrefix, &list_key)) {
+      return ErrBadPatchFormatForSetElementOrderList();
+    }
+    const json::array* original_list = nullptr;
+    const json::array* patch_list = nullptr;
+    if (const json::value* v = original.if_contains(list_key)) {
+      if (!v->is_array()) return ErrBadArgType(kSliceType, *v);
+      original_list = &v->get_array();
+    }
+    if (const json::value* v = patch.if_contains(list_key)) {
+      if (!v->is_array()) return ErrBadArgType(kSliceType, *v);
+      patch_list = &v->get_array();
+    }
+    ListMeta meta = LookupList(schema, list_key);
+    SVC_RETURN_IF_ERROR(ValidatePatchWithSetOrderList(patch_list, set_order, meta.merge_key));
+
+    json::value merged_value;
+    if (original_list != nullptr && patch_list == nullptr) {
+      merged_value = *original_list;
+    } else if (original_list == nullptr && patch_list != nullptr) {
+      merged_value = *patch_list;
+      CleanNewValue(merged_value);
+    } else if (original_list != nullptr && patch_list != nullptr) {
+      merged_value = *original_list;
+      SVC_RETURN_IF_ERROR(MergeSliceHandler(merged_value.get_array(), *patch_list, meta, false));
+    } else {
+      continue;
+    }
+    if ((original_list == nullptr || original_list->empty()) &&
+        (patch_list == nullptr || patch_list->empty())) {
+      // Upstream fails here with "no elements in any of the given slices"; an empty list stays
+      // empty whatever its order, so we accept it.
+      original[list_key] = std::move(merged_value);
+      done.push_back(list_key);
+      continue;
+    }
+    Result<ElemKind> kind = SliceElementType({original_list, patch_list});
+    if (!kind.ok()) return kind.status();
+    std::vector<json::value> patch_items, server_only;
+    SVC_RETURN_IF_ERROR(Partition(merged_value.get_array(), &set_order, meta.merge_key, *kind,
+                                  &patch_items, &server_only));
+    Result<json::array> ordered =
+        NormalizeElementOrder(std::move(patch_items), std::move(server_only), &set_order,
+                              original_list, meta.merge_key, *kind);
+    if (!ordered.ok()) return ordered.status();
+    original[list_key] = std::move(*ordered);
+    done.push_back(list_key);
+  }
+  return Status::Ok();
+}
+
+// mergeMap.
+Status MergeMap(json::object& original, const json::object& patch, const Schema& schema) {
+  if (const json::value* directive = patch.if_contains(kDirectiveMarker)) {
+    // handleDirectiveInMergeMap
+    if (IsDirective(*directive, kReplaceDirective)) {
+      json::value replaced = patch;
+      replaced.get_object().erase(kDirectiveMarker);
+      StripDirectiveKeys(replaced);
+      original = std::move(replaced.get_object());
+      return Status::Ok();
+    }
+    if (IsDirective(*directive, kDeleteDirective)) {
+      original.clear();
+      return Status::Ok();
+    }
+    return ErrBadPatchType(*directive, patch);
+  }
+
+  SVC_RETURN_IF_ERROR(ApplyRetainKeysDirective(original, patch));
+  std::vector<std::string_view> done;
+  SVC_RETURN_IF_ERROR(MergePatchIntoOriginal(original, patch, schema, done));
+
+  for (const auto& kv : patch) {
+    std::string_view key = kv.key();
+    if (key == kRetainKeysDirective || key.starts_with(kSetElementOrderPrefix)) continue;
+    bool skip = false;
+    for (std::string_view d : done) skip = skip || d == key;
+    if (skip) continue;
+
+    bool is_delete_list = false;
+    if (key.starts_with(kDeleteFromPrimitiveListPrefix)) {
+      if (!ExtractKey(key, kDeleteFromPrimitiveListPrefix, &key)) {
+        return ErrBadPatchFormatForPrimitiveList();
+      }
+      is_delete_list = true;
+    }
+    const json::value& patch_value = kv.value();
+    if (patch_value.is_null()) {
+      original.erase(key);
+      continue;
+    }
+    json::value* current = original.if_contains(key);
+    if (current == nullptr || !SameGoType(*current, patch_value)) {
+      if (!is_delete_list) {
+        json::value added = patch_value;
+        if (CleanNewValue(added)) {
+          original[key] = std::move(added);
+        } else {
+          original.erase(key);
+        }
+      }
+      continue;
+    }
+    if (current->is_object()) {
+      const FieldMeta* field = schema.Field(key);
+      if (field != nullptr && field->replace_map) {
+        json::value replaced = patch_value;
+        StripDirectiveKeys(replaced);
+        *current = std::move(replaced);
+      } else {
+        const Schema& child =
+            field != nullptr && field->schema != nullptr ? *field->schema : Schema::Empty();
+        SVC_RETURN_IF_ERROR(MergeMap(current->get_object(), patch_value.get_object(), child));
+      }
+    } else if (current->is_array()) {
+      SVC_RETURN_IF_ERROR(MergeSliceHandler(current->get_array(), patch_value.get_array(),
+                                            LookupList(schema, key), is_delete_list));
+    } else {
+      *current = patch_value;
+    }
+  }
+  return Status::Ok();
+}
+
+const char* GoJsonKindWord(const json::value& v) {
+  switch (v.kind()) {
+    case json::kind::array:
+      return "array";
+    case json::kind::string:
+      return "string";
+    case json::kind::bool_:
+      return "bool";
+    default:
+      return "number";
+  }
+}
+
+}  // namespace
+
+namespace internal {
+Status StrategicMergeInPlace(json::object& target, const json::object& patch,
+                             const Schema& schema) {
+  return MergeMap(target, patch, schema);
+}
+}  // namespace internal
+
+Status ApplyStrategicMergePatch(json::value& target, const json::value& patch,
+                                const Schema& schema) {
+  if (patch.is_null()) return Status::Ok();
+  if (!patch.is_object()) {
+    return BadRequestError(
+        fmt::format("json: cannot unmarshal {} into Go value of type map[string]interface {{}}",
+                    GoJsonKindWord(patch)));
+  }
+  json::value result = target.is_object() ? target : json::value(json::object());
+  SVC_RETURN_IF_ERROR(MergeMap(result.get_object(), patch.get_object(), schema));
+  target = std::move(result);
+  return Status::Ok();
+}
+
+}  // namespace svcplane::apiserver::patch
