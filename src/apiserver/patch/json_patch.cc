@@ -9,6 +9,7 @@
 #include <boost/json.hpp>
 
 #include "apiserver/patch/internal/json_util.h"
+#include "base/result.h"
 
 namespace svcplane::apiserver::patch {
 namespace {
@@ -238,7 +239,8 @@ std::optional<OpError> ApplyOne(json::value& doc, const json::object& op, std::s
 
 }  // namespace
 
-Status ApplyJsonPatch(json::value& doc, const json::value& patch) {
+namespace internal {
+Status JsonPatchInPlace(json::value& doc, const json::value& patch) {
   // DecodePatch: an array of objects, else 400.
   if (!patch.is_array()) {
     return BadRequestError("json: cannot unmarshal into Go value of type jsonpatch.Patch");
@@ -255,7 +257,6 @@ Status ApplyJsonPatch(json::value& doc, const json::value& patch) {
                               "patch is {}, got {}",
                               kMaxJsonPatchOperations, ops.size()));
   }
-  json::value result = doc;
   for (size_t i = 0; i < ops.size(); ++i) {
     const json::object& op = ops[i].get_object();
     const json::value* kind_value = Field(op, "op");
@@ -269,13 +270,20 @@ Status ApplyJsonPatch(json::value& doc, const json::value& patch) {
       err = OpError{"operation missing path field"};
     } else {
       path = path_value->get_string();
-      err = ApplyOne(result, op, kind, path);
+      err = ApplyOne(doc, op, kind, path);
     }
     if (err) {
       return InvalidError(fmt::format("json patch operation {} ({}) on path \"{}\" failed: {}", i,
                                       kind, path, err->detail));
     }
   }
+  return Status::Ok();
+}
+}  // namespace internal
+
+Status ApplyJsonPatch(json::value& doc, const json::value& patch) {
+  json::value result = doc;
+  SVC_RETURN_IF_ERROR(internal::JsonPatchInPlace(result, patch));
   doc = std::move(result);
   return Status::Ok();
 }

@@ -23,4 +23,10 @@ inline constexpr size_t kMaxJsonPatchOperations = 10000;
 //   kInvalid               an operation failed; the message names its index, op and path
 Status ApplyJsonPatch(boost::json::value& doc, const boost::json::value& patch);
 
+namespace internal {
+// The in-place engine behind ApplyJsonPatch: same errors, but on an operation failure `doc` keeps
+// the earlier operations, so callers pass a copy they can drop.
+Status JsonPatchInPlace(boost::json::value& doc, const boost::json::value& patch);
+}  // namespace internal
+
 }  // namespace svcplane::apiserver::patch

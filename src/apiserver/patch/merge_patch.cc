@@ -60,6 +60,10 @@ void MergeDocs(json::object& doc, const json::object& patch) {
 
 }  // namespace
 
+namespace internal {
+void MergePatchInPlace(json::object& doc, const json::object& patch) { MergeDocs(doc, patch); }
+}  // namespace internal
+
 Status ApplyMergePatch(json::value& doc, const json::value& patch) {
   if (!patch.is_object()) return BadRequestError("Invalid JSON Patch");
   json::value result = doc.is_object() ? doc : json::value(json::object());

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
 
 #include "base/status.h"
@@ -11,5 +12,10 @@ namespace svcplane::apiserver::patch {
 // pruned from the values the patch adds. A patch that is not an object is kBadRequest
 // ("Invalid JSON Patch"); `doc` is then untouched.
 Status ApplyMergePatch(boost::json::value& doc, const boost::json::value& patch);
+
+namespace internal {
+// The in-place engine: merges `patch` into `doc`, which must be an object. Cannot fail.
+void MergePatchInPlace(boost::json::object& doc, const boost::json::object& patch);
+}  // namespace internal
 
 }  // namespace svcplane::apiserver::patch

@@ -92,10 +92,12 @@ Result<json::value> ApplyPatch(PatchType type, std::string_view kind, const json
   json::value result = current;
   switch (type) {
     case PatchType::kJsonPatch:
-      SVC_RETURN_IF_ERROR(ApplyJsonPatch(result, *patch));
+      SVC_RETURN_IF_ERROR(internal::JsonPatchInPlace(result, *patch));
       break;
     case PatchType::kMergePatch:
-      SVC_RETURN_IF_ERROR(ApplyMergePatch(result, *patch));
+      if (!patch->is_object()) return ApplyMergePatch(result, *patch);  // shapes the 400
+      if (!result.is_object()) result = json::object();
+      internal::MergePatchInPlace(result.get_object(), patch->get_object());
       break;
     case PatchType::kStrategicMerge:
       if (patch->is_null()) break;

@@ -273,33 +273,23 @@ json::array MergeSortedSlice(std::vector<json::value>& left, std::vector<json::v
 }
 
 // normalizeElementOrder: patch items in patch order, server-only items in live order, merged.
+// The orders are given as OrderValues (validated merge-key values, or the scalars themselves).
 Result<json::array> NormalizeElementOrder(std::vector<json::value> patch_items,
                                           std::vector<json::value> server_only,
-                                          const json::array* patch_order,
-                                          const json::array* server_order,
+                                          const std::vector<json::value>& patch_order,
+                                          const std::vector<json::value>& server_order,
                                           std::string_view merge_key, ElemKind kind) {
-  Result<std::vector<json::value>> p_order = OrderValues(patch_order, merge_key, kind);
-  if (!p_order.ok()) return p_order.status();
-  SVC_RETURN_IF_ERROR(NormalizeSliceOrder(patch_items, *p_order, merge_key, kind));
-  Result<std::vector<json::value>> s_order = OrderValues(server_order, merge_key, kind);
-  if (!s_order.ok()) return s_order.status();
-  SVC_RETURN_IF_ERROR(NormalizeSliceOrder(server_only, *s_order, merge_key, kind));
-  return MergeSortedSlice(server_only, patch_items, *s_order, merge_key, kind);
+  SVC_RETURN_IF_ERROR(NormalizeSliceOrder(patch_items, patch_order, merge_key, kind));
+  SVC_RETURN_IF_ERROR(NormalizeSliceOrder(server_only, server_order, merge_key, kind));
+  return MergeSortedSlice(server_only, patch_items, server_order, merge_key, kind);
 }
 
 // partition{Primitives,Maps}ByPresentInList: splits `merged` into items present in `by` and the
 // rest, keeping relative order.
-Status Partition(json::array& merged, const json::array* by, std::string_view merge_key,
-                 ElemKind kind, std::vector<json::value>* in, std::vector<json::value>* out) {
-  Result<std::vector<json::value>> by_values = OrderValues(by, merge_key, kind);
-  if (!by_values.ok()) {
-    // Upstream only finds items of `by` by key and skips the check here; keep its leniency for
-    // directive items without a key (already validated elsewhere).
-    by_values = std::vector<json::value>();
-    if (by != nullptr) {
-      for (const json::value& item : *by) by_values->push_back(OrderValue(item, merge_key, kind));
-    }
-  }
+// `merged` is consumed.
+Status Partition(json::array& merged, const std::vector<json::value>& by,
+                 std::string_view merge_key, ElemKind kind, std::vector<json::value>* in,
+                 std::vector<json::value>* out) {
   for (json::value& item : merged) {
     if (kind == ElemKind::kMap) {
       if (!item.is_object()) return ErrBadArgType(kMapType, item);
@@ -307,7 +297,7 @@ Status Partition(json::array& merged, const json::array* by, std::string_view me
         return ErrNoMergeKey(item.get_object(), merge_key);
       }
     }
-    bool found = IndexOf(*by_values, item, merge_key, kind) >= 0;
+    bool found = IndexOf(by, item, merge_key, kind) >= 0;
     (found ? in : out)->push_back(std::move(item));
   }
   return Status::Ok();
@@ -374,20 +364,15 @@ Status MergeSliceOfMaps(json::array& original, const json::array& patch, const S
     }
   }
 
+  // serverOrder is the live list after deletions and before additions; only its keys matter.
+  Result<std::vector<json::value>> patch_order = OrderValues(&plain, merge_key, ElemKind::kMap);
+  if (!patch_order.ok()) return patch_order.status();
   std::vector<json::value> patch_items, server_only;
   SVC_RETURN_IF_ERROR(
-      Partition(original, &plain, merge_key, ElemKind::kMap, &patch_items, &server_only));
-  // serverOrder is the live list after deletions and before additions; only its keys matter.
-  json::array server_keys;
-  server_keys.reserve(server_order->size());
-  for (json::value& k : *server_order) {
-    json::object o;
-    o[merge_key] = std::move(k);
-    server_keys.push_back(std::move(o));
-  }
+      Partition(original, *patch_order, merge_key, ElemKind::kMap, &patch_items, &server_only));
   Result<json::array> ordered =
-      NormalizeElementOrder(std::move(patch_items), std::move(server_only), &plain, &server_keys,
-                            merge_key, ElemKind::kMap);
+      NormalizeElementOrder(std::move(patch_items), std::move(server_only), *patch_order,
+                            *server_order, merge_key, ElemKind::kMap);
   if (!ordered.ok()) return ordered.status();
   original = std::move(*ordered);
   return Status::Ok();
@@ -411,7 +396,8 @@ Status MergeSlice(json::array& original, const json::array& patch, const Schema&
       original = std::move(kept);
       return Status::Ok();
     }
-    json::array server_order = original;
+    std::vector<json::value> server_order(original.begin(), original.end());
+    std::vector<json::value> patch_order(patch.begin(), patch.end());
     // append + deduplicateScalars; the order is normalized below, so a stable dedup is enough.
     json::array merged;
     merged.reserve(original.size() + patch.size());
@@ -425,10 +411,10 @@ Status MergeSlice(json::array& original, const json::array& patch, const Schema&
     for (const json::value& v : patch) add_unique(v);
     std::vector<json::value> patch_items, server_only;
     SVC_RETURN_IF_ERROR(
-        Partition(merged, &patch, "", ElemKind::kScalar, &patch_items, &server_only));
+        Partition(merged, patch_order, "", ElemKind::kScalar, &patch_items, &server_only));
     Result<json::array> ordered =
-        NormalizeElementOrder(std::move(patch_items), std::move(server_only), &patch, &server_order,
-                              "", ElemKind::kScalar);
+        NormalizeElementOrder(std::move(patch_items), std::move(server_only), patch_order,
+                              server_order, "", ElemKind::kScalar);
     if (!ordered.ok()) return ordered.status();
     original = std::move(*ordered);
     return Status::Ok();
@@ -549,34 +535,43 @@ Status MergePatchIntoOriginal(json::object& original, const json::object& patch,
     ListMeta meta = LookupList(schema, list_key);
     SVC_RETURN_IF_ERROR(ValidatePatchWithSetOrderList(patch_list, set_order, meta.merge_key));
 
-    json::value merged_value;
-    if (original_list != nullptr && patch_list == nullptr) {
-      merged_value = *original_list;
-    } else if (original_list == nullptr && patch_list != nullptr) {
-      merged_value = *patch_list;
-      CleanNewValue(merged_value);
-    } else if (original_list != nullptr && patch_list != nullptr) {
-      merged_value = *original_list;
-      SVC_RETURN_IF_ERROR(MergeSliceHandler(merged_value.get_array(), *patch_list, meta, false));
-    } else {
-      continue;
-    }
+    if (original_list == nullptr && patch_list == nullptr) continue;
     if ((original_list == nullptr || original_list->empty()) &&
         (patch_list == nullptr || patch_list->empty())) {
       // Upstream fails here with "no elements in any of the given slices"; an empty list stays
       // empty whatever its order, so we accept it.
-      original[list_key] = std::move(merged_value);
+      original[list_key] = json::array();
       done.push_back(list_key);
       continue;
     }
     Result<ElemKind> kind = SliceElementType({original_list, patch_list});
     if (!kind.ok()) return kind.status();
+    // The orders are taken before the live list is moved out and merged.
+    Result<std::vector<json::value>> set_order_values =
+        OrderValues(&set_order, meta.merge_key, *kind);
+    if (!set_order_values.ok()) return set_order_values.status();
+    Result<std::vector<json::value>> server_order =
+        OrderValues(original_list, meta.merge_key, *kind);
+    if (!server_order.ok()) return server_order.status();
+
+    json::value merged_value;
+    if (original_list == nullptr) {
+      merged_value = *patch_list;
+      CleanNewValue(merged_value);
+    } else {
+      // Merge into the live list itself: the result replaces it, and on error the caller drops
+      // the whole half-patched object anyway.
+      merged_value = std::move(original[list_key]);
+      if (patch_list != nullptr) {
+        SVC_RETURN_IF_ERROR(MergeSliceHandler(merged_value.get_array(), *patch_list, meta, false));
+      }
+    }
     std::vector<json::value> patch_items, server_only;
-    SVC_RETURN_IF_ERROR(Partition(merged_value.get_array(), &set_order, meta.merge_key, *kind,
-                                  &patch_items, &server_only));
+    SVC_RETURN_IF_ERROR(Partition(merged_value.get_array(), *set_order_values, meta.merge_key,
+                                  *kind, &patch_items, &server_only));
     Result<json::array> ordered =
-        NormalizeElementOrder(std::move(patch_items), std::move(server_only), &set_order,
-                              original_list, meta.merge_key, *kind);
+        NormalizeElementOrder(std::move(patch_items), std::move(server_only), *set_order_values,
+                              *server_order, meta.merge_key, *kind);
     if (!ordered.ok()) return ordered.status();
     original[list_key] = std::move(*ordered);
     done.push_back(list_key);
