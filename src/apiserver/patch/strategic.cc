@@ -474,9 +474,10 @@ Status ValidatePatchWithSetOrderList(const json::array* patch_list, const json::
     ++si;
   }
   if (pi < non_delete.size() && si >= set_order.size()) {
-    return BadRequestError(fmt::format("the order in patch list:\n{}\n doesn't match {} list:\n{}",
-                                       GoFormat(*patch_list), kSetElementOrderPrefix,
-                                       GoFormat(set_order)));
+    // Worded (capital, trailing newline) as apimachinery through Kubernetes 1.33.
+    return BadRequestError(
+        fmt::format("The order in patch list:\n{}\n doesn't match {} list:\n{}\n",
+                    GoFormat(*patch_list), kSetElementOrderPrefix, GoFormat(set_order)));
   }
   return Status::Ok();
 }
