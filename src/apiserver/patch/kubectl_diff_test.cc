@@ -1,14 +1,15 @@
 // Differential test against upstream's own code: `kubectl patch --local` applies strategic, merge
-// and JSON patches client-side with the same apimachinery/evanphx libraries the API server uses
-// (plus a typed decode/encode round trip). Every case runs through kubectl and through ApplyPatch
+// and JSON patches client-side with the same apimachinery/evanphx libraries the API server uses. Every case runs through kubectl and through ApplyPatch
 // and the results must agree. Skipped when /usr/bin/kubectl is not installed.
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -66,8 +67,10 @@ KubectlResult RunKubectl(std::string_view type, std::string_view current, std::s
   return r;
 }
 
-// The typed round trip inside kubectl drops empty and zero values (omitempty); drop them on both
-// sides so only real differences remain.
+// kubectl prints the patched map as is, where the API server decodes it into the typed object:
+// that drops empty and zero values (omitempty) and the directive keys upstream leaves inside
+// values it copies verbatim (replaced lists and maps). Drop both on both sides, so only real
+// differences remain.
 bool IsEmpty(const json::value& v) {
   return v.is_null() || (v.is_object() && v.get_object().empty()) ||
          (v.is_array() && v.get_array().empty()) || (v.is_string() && v.get_string().empty()) ||
@@ -80,7 +83,7 @@ void Normalize(json::value& v) {
     std::vector<std::string> drop;
     for (auto& kv : obj) {
       Normalize(kv.value());
-      if (IsEmpty(kv.value())) drop.emplace_back(kv.key());
+      if (IsEmpty(kv.value()) || kv.key().starts_with("$")) drop.emplace_back(kv.key());
     }
     for (const std::string& k : drop) obj.erase(k);
   } else if (v.is_array()) {
@@ -319,6 +322,153 @@ INSTANTIATE_TEST_SUITE_P(Kubectl, KubectlDiffTest, testing::ValuesIn(kCases),
                          [](const testing::TestParamInfo<DiffCase>& info) {
                            return std::string(info.param.name);
                          });
+
+// --- randomized strategic patches on the Pod, checked against kubectl the same way ---
+
+class PatchGen {
+ public:
+  explicit PatchGen(unsigned seed) : rng_(seed) {}
+
+  json::value Pod() {
+    json::object patch;
+    json::object meta;
+    if (Coin()) {
+      json::object labels;
+      for (const char* k : {"app", "tier", "new"}) {
+        if (Coin()) labels[k] = Coin(3) ? json::value(nullptr) : json::value(Pick({"x", "y"}));
+      }
+      meta["labels"] = std::move(labels);
+    }
+    if (Coin()) AddScalarList(meta, "finalizers", {"a/x", "b/y", "c/z"});
+    if (!meta.empty()) patch["metadata"] = std::move(meta);
+    json::object spec;
+    if (Coin(2)) {
+      AddKeyedList(spec, "containers", "name", {"app", "sidecar", "debug"},
+                   [this](json::object& c) {
+                     if (Coin()) c["image"] = Pick({"i:1", "i:2"});
+                     if (Coin(3)) {
+                       json::object dummy;
+                       AddKeyedList(dummy, "env", "name", {"A", "B", "C"}, [this](json::object& e) {
+                         e["value"] = Pick({"1", "2"});
+                       });
+                       for (auto& kv : dummy) c[kv.key()] = kv.value();
+                     }
+                     if (Coin(4)) {
+                       json::object dummy;
+                       AddKeyedList(dummy, "ports", "containerPort", {80, 443, 8080},
+                                    [this](json::object& p) {
+                                      if (Coin()) p["name"] = Pick({"http", "https"});
+                                    });
+                       for (auto& kv : dummy) c[kv.key()] = kv.value();
+                     }
+                   });
+    }
+    if (Coin(3)) {
+      AddKeyedList(spec, "volumes", "name", {"data", "cfg", "new"}, [this](json::object& v) {
+        if (Coin()) v["emptyDir"] = json::object();
+        if (Coin(3)) {
+          v["$retainKeys"] = json::array{"name", "emptyDir"};
+          v["emptyDir"] = json::object();
+        }
+      });
+    }
+    if (!spec.empty()) patch["spec"] = std::move(spec);
+    if (Coin(3)) {
+      json::object status;
+      AddKeyedList(status, "conditions", "type", {"Ready", "PodScheduled", "Initialized"},
+                   [this](json::object& c) {
+                     c["status"] = Pick({"True", "False"});
+                   });
+      patch["status"] = std::move(status);
+    }
+    return patch;
+  }
+
+ private:
+  bool Coin(int n = 2) { return std::uniform_int_distribution<int>(0, n - 1)(rng_) == 0; }
+  const char* Pick(std::initializer_list<const char*> xs) {
+    return xs.begin()[std::uniform_int_distribution<size_t>(0, xs.size() - 1)(rng_)];
+  }
+
+  // A merge list patch as kubectl apply (or a hand-written patch) would send it: some items
+  // changed or deleted, optionally with a $setElementOrder list that is usually consistent.
+  template <typename Key, typename Fill>
+  void AddKeyedList(json::object& parent, const char* list, const char* key,
+                    std::initializer_list<Key> keys, Fill fill) {
+    std::vector<Key> order(keys);
+    std::shuffle(order.begin(), order.end(), rng_);
+    json::array items, set_order;
+    for (const Key& k : order) {
+      int what = std::uniform_int_distribution<int>(0, 3)(rng_);
+      if (what == 0) continue;  // not mentioned
+      json::object item;
+      item[key] = k;
+      if (what == 1) {
+        item["$patch"] = "delete";
+      } else {
+        fill(item);
+      }
+      if (what != 1) set_order.push_back(json::object{{key, k}});
+      items.push_back(std::move(item));
+    }
+    if (Coin(6)) items.push_back(json::object{{"$patch", "replace"}});
+    if (!items.empty() || Coin()) parent[list] = std::move(items);
+    if (Coin()) {
+      if (Coin(4)) std::shuffle(set_order.begin(), set_order.end(), rng_);  // maybe invalid
+      if (Coin()) set_order.push_back(json::object{{key, *keys.begin()}});
+      parent[std::string("$setElementOrder/") + list] = std::move(set_order);
+    }
+  }
+
+  void AddScalarList(json::object& parent, const char* list,
+                     std::initializer_list<const char*> values) {
+    std::vector<const char*> vs(values);
+    std::shuffle(vs.begin(), vs.end(), rng_);
+    json::array add, del;
+    for (const char* v : vs) {
+      int what = std::uniform_int_distribution<int>(0, 2)(rng_);
+      if (what == 1) add.push_back(json::string(v));
+      if (what == 2) del.push_back(json::string(v));
+    }
+    if (!add.empty()) parent[list] = add;
+    if (!del.empty()) parent[std::string("$deleteFromPrimitiveList/") + list] = del;
+    if (Coin()) parent[std::string("$setElementOrder/") + list] = add;
+  }
+
+  std::mt19937 rng_;
+};
+
+int RandomCaseCount() {
+  const char* env = std::getenv("SVCPLANE_PATCH_FUZZ_CASES");
+  return env != nullptr ? std::atoi(env) : 25;
+}
+
+TEST(KubectlRandomDiffTest, RandomPodPatchesMatchKubectl) {
+  if (access(kKubectl, X_OK) != 0) GTEST_SKIP() << "kubectl not installed";
+  const int n = RandomCaseCount();
+  int errors = 0;
+  for (int i = 0; i < n; ++i) {
+    std::string patch = json::serialize(PatchGen(1000 + i).Pod());
+    SCOPED_TRACE("seed " + std::to_string(1000 + i) + " patch " + patch);
+    KubectlResult want = RunKubectl("strategic", kPod, patch);
+    Result<json::value> got =
+        ApplyPatch(PatchType::kStrategicMerge, "Pod", json::parse(kPod), patch);
+    ASSERT_EQ(got.ok(), want.ok) << (got.ok() ? want.error : got.status().ToString());
+    if (!want.ok) {
+      ++errors;
+      std::string ours = "error: " + got.status().message();
+      while (ours.ends_with('\n')) ours.pop_back();
+      EXPECT_EQ(ours, want.error);
+      continue;
+    }
+    json::value ours = *got;
+    Normalize(ours);
+    Normalize(want.object);
+    ASSERT_EQ(ours, want.object) << "ours:    " << json::serialize(ours)
+                                 << "\nkubectl: " << json::serialize(want.object);
+  }
+  RecordProperty("error_cases", errors);
+}
 
 }  // namespace
 }  // namespace svcplane::apiserver::patch

@@ -303,11 +303,56 @@ Status Partition(json::array& merged, const std::vector<json::value>& by,
   return Status::Ok();
 }
 
+// mergePatchIntoOriginal keeps `originalFieldValue`, a Go slice header over the live list, and
+// later uses it as the live order. mergeSlice edits that list in place: deletions shift the shared
+// backing array left and appends write into its spare capacity, so the header then sees shifted
+// and appended items. Upstream's ordering of server-only items depends on this, so we replay it
+// on the merge-key values. Decoded lists grow by append, so their capacity is the next power of
+// two of their length (true for both encoding/json and the protobuf decoder).
+class GoSliceAlias {
+ public:
+  explicit GoSliceAlias(std::vector<json::value> keys) : len_(keys.size()), n_(keys.size()) {
+    cap_ = 0;
+    if (len_ > 0) {
+      cap_ = 1;
+      while (cap_ < len_) cap_ *= 2;
+    }
+    backing_ = std::move(keys);
+    backing_.resize(cap_);
+  }
+  // append(s[:i], s[i+1:]...)
+  void Delete(size_t i) {
+    if (detached_) return;
+    for (size_t j = i; j + 1 < n_; ++j) backing_[j] = backing_[j + 1];
+    --n_;
+  }
+  // append(s, v): in place while capacity lasts, else a new array the header never sees.
+  void Append(const json::value& key) {
+    if (detached_) return;
+    if (n_ < cap_) {
+      backing_[n_++] = key;
+    } else {
+      detached_ = true;
+    }
+  }
+  void Detach() { detached_ = true; }
+  std::vector<json::value> View() const {
+    return std::vector<json::value>(backing_.begin(), backing_.begin() + len_);
+  }
+
+ private:
+  size_t len_;  // the header's length, fixed
+  size_t n_;    // length of the slice mergeSlice is editing
+  size_t cap_;
+  bool detached_ = false;
+  std::vector<json::value> backing_;
+};
+
 Status MergeMap(json::object& original, const json::object& patch, const Schema& schema);
 
 // mergeSliceWithSpecialElements + mergeSliceWithoutSpecialElements + ordering, for lists of maps.
 Status MergeSliceOfMaps(json::array& original, const json::array& patch, const Schema& elem,
-                        std::string_view merge_key) {
+                        std::string_view merge_key, GoSliceAlias* alias) {
   json::array plain;  // the patch without `$patch` items
   plain.reserve(patch.size());
   bool replace = false;
@@ -322,7 +367,11 @@ Status MergeSliceOfMaps(json::array& original, const json::array& patch, const S
       json::array kept;
       for (json::value& o : original) {
         const json::value* ok = o.get_object().if_contains(merge_key);
-        if (ok == nullptr || !GoEqual(*ok, *key)) kept.push_back(std::move(o));
+        if (ok == nullptr || !GoEqual(*ok, *key)) {
+          kept.push_back(std::move(o));
+        } else if (alias != nullptr) {
+          alias->Delete(kept.size());
+        }
       }
       original = std::move(kept);
     } else if (IsDirective(*directive, kReplaceDirective)) {
@@ -334,6 +383,7 @@ Status MergeSliceOfMaps(json::array& original, const json::array& patch, const S
     }
   }
   if (replace) {
+    if (alias != nullptr) alias->Detach();
     json::value replaced = std::move(plain);
     StripDirectiveKeys(replaced);
     original = std::move(replaced.get_array());
@@ -358,6 +408,7 @@ Status MergeSliceOfMaps(json::array& original, const json::array& patch, const S
     if (match != nullptr) {
       SVC_RETURN_IF_ERROR(MergeMap(*match, item, elem));
     } else {
+      if (alias != nullptr) alias->Append(*key);
       json::value added = v;
       StripDirectiveKeys(added);
       original.push_back(std::move(added));
@@ -380,7 +431,7 @@ Status MergeSliceOfMaps(json::array& original, const json::array& patch, const S
 
 // mergeSlice.
 Status MergeSlice(json::array& original, const json::array& patch, const Schema& elem,
-                  std::string_view merge_key, bool is_delete_list) {
+                  std::string_view merge_key, bool is_delete_list, GoSliceAlias* alias) {
   if (original.empty() && patch.empty()) return Status::Ok();
   Result<ElemKind> kind = SliceElementType({&original, &patch});
   if (!kind.ok()) return kind.status();
@@ -421,14 +472,14 @@ Status MergeSlice(json::array& original, const json::array& patch, const Schema&
   }
 
   if (merge_key.empty()) return BadRequestError("cannot merge lists without merge key");
-  return MergeSliceOfMaps(original, patch, elem, merge_key);
+  return MergeSliceOfMaps(original, patch, elem, merge_key, alias);
 }
 
 // mergeSliceHandler.
 Status MergeSliceHandler(json::array& original, const json::array& patch, const ListMeta& meta,
-                         bool is_delete_list) {
+                         bool is_delete_list, GoSliceAlias* alias = nullptr) {
   if (meta.strategy != ListStrategy::kReplace || is_delete_list) {
-    return MergeSlice(original, patch, *meta.elem, meta.merge_key, is_delete_list);
+    return MergeSlice(original, patch, *meta.elem, meta.merge_key, is_delete_list, alias);
   }
   json::value replaced = patch;
   StripDirectiveKeys(replaced);
@@ -564,7 +615,10 @@ Status MergePatchIntoOriginal(json::object& original, const json::object& patch,
       // the whole half-patched object anyway.
       merged_value = std::move(original[list_key]);
       if (patch_list != nullptr) {
-        SVC_RETURN_IF_ERROR(MergeSliceHandler(merged_value.get_array(), *patch_list, meta, false));
+        GoSliceAlias alias(*server_order);
+        SVC_RETURN_IF_ERROR(
+            MergeSliceHandler(merged_value.get_array(), *patch_list, meta, false, &alias));
+        server_order = alias.View();
       }
     }
     std::vector<json::value> patch_items, server_only;
