@@ -1,6 +1,7 @@
 // Differential test against upstream's own code: `kubectl patch --local` applies strategic, merge
-// and JSON patches client-side with the same apimachinery/evanphx libraries the API server uses. Every case runs through kubectl and through ApplyPatch
-// and the results must agree. Skipped when /usr/bin/kubectl is not installed.
+// and JSON patches client-side with the same apimachinery/evanphx libraries the API server uses.
+// Every case runs through kubectl and through ApplyPatch and the results must agree. Skipped when
+// /usr/bin/kubectl is not installed.
 
 #include <unistd.h>
 
@@ -384,6 +385,30 @@ class PatchGen {
     return patch;
   }
 
+  // The live Pod with some list items dropped and a server-injected container sometimes added,
+  // so patches meet varied live lists.
+  json::value CurrentPod() {
+    json::value pod = json::parse(kPod);
+    auto thin = [this](json::value& list) {
+      json::array kept;
+      for (json::value& v : list.get_array()) {
+        if (!Coin(4)) kept.push_back(std::move(v));
+      }
+      list = std::move(kept);
+    };
+    thin(pod.at_pointer("/metadata/finalizers"));
+    thin(pod.at_pointer("/spec/containers"));
+    thin(pod.at_pointer("/spec/volumes"));
+    thin(pod.at_pointer("/status/conditions"));
+    json::array& containers = pod.at_pointer("/spec/containers").get_array();
+    if (Coin(3)) containers.push_back(json::object{{"name", "injected"}, {"image", "proxy"}});
+    if (Coin(3)) std::shuffle(containers.begin(), containers.end(), rng_);
+    for (json::value& c : containers) {
+      if (c.get_object().contains("env")) thin(c.get_object()["env"]);
+    }
+    return pod;
+  }
+
  private:
   bool Coin(int n = 2) { return std::uniform_int_distribution<int>(0, n - 1)(rng_) == 0; }
   const char* Pick(std::initializer_list<const char*> xs) {
@@ -448,11 +473,13 @@ TEST(KubectlRandomDiffTest, RandomPodPatchesMatchKubectl) {
   const int n = RandomCaseCount();
   int errors = 0;
   for (int i = 0; i < n; ++i) {
-    std::string patch = json::serialize(PatchGen(1000 + i).Pod());
-    SCOPED_TRACE("seed " + std::to_string(1000 + i) + " patch " + patch);
-    KubectlResult want = RunKubectl("strategic", kPod, patch);
+    PatchGen gen(1000 + i);
+    std::string current = json::serialize(gen.CurrentPod());
+    std::string patch = json::serialize(gen.Pod());
+    SCOPED_TRACE("seed " + std::to_string(1000 + i) + " patch " + patch + " current " + current);
+    KubectlResult want = RunKubectl("strategic", current, patch);
     Result<json::value> got =
-        ApplyPatch(PatchType::kStrategicMerge, "Pod", json::parse(kPod), patch);
+        ApplyPatch(PatchType::kStrategicMerge, "Pod", json::parse(current), patch);
     ASSERT_EQ(got.ok(), want.ok) << (got.ok() ? want.error : got.status().ToString());
     if (!want.ok) {
       ++errors;

@@ -588,14 +588,8 @@ Status MergePatchIntoOriginal(json::object& original, const json::object& patch,
     SVC_RETURN_IF_ERROR(ValidatePatchWithSetOrderList(patch_list, set_order, meta.merge_key));
 
     if (original_list == nullptr && patch_list == nullptr) continue;
-    if ((original_list == nullptr || original_list->empty()) &&
-        (patch_list == nullptr || patch_list->empty())) {
-      // Upstream fails here with "no elements in any of the given slices"; an empty list stays
-      // empty whatever its order, so we accept it.
-      original[list_key] = json::array();
-      done.push_back(list_key);
-      continue;
-    }
+    // Fails with "no elements in any of the given slices" when both lists are empty, as upstream
+    // does (e.g. `$setElementOrder/finalizers: []` against `finalizers: []`).
     Result<ElemKind> kind = SliceElementType({original_list, patch_list});
     if (!kind.ok()) return kind.status();
     // The orders are taken before the live list is moved out and merged.
