@@ -9,72 +9,16 @@
 #include <boost/json.hpp>
 
 #include "apiserver/patch/internal/json_util.h"
+#include "apiserver/patch/internal/smp_common.h"
+#include "apiserver/patch/internal/smp_order.h"
 #include "base/result.h"
 
 // A port of the apply half of k8s.io/apimachinery/pkg/util/strategicpatch/patch.go. Function names
 // follow upstream so the two can be read side by side; deviations are commented where they occur.
 
 namespace svcplane::apiserver::patch {
+namespace internal {
 namespace {
-
-namespace json = boost::json;
-using internal::GoFormat;
-using internal::GoTypeName;
-using internal::SameGoType;
-
-constexpr std::string_view kDirectiveMarker = "$patch";
-constexpr std::string_view kDeleteDirective = "delete";
-constexpr std::string_view kReplaceDirective = "replace";
-constexpr std::string_view kMergeDirective = "merge";
-constexpr std::string_view kRetainKeysDirective = "$retainKeys";
-constexpr std::string_view kDeleteFromPrimitiveListPrefix = "$deleteFromPrimitiveList";
-constexpr std::string_view kSetElementOrderPrefix = "$setElementOrder";
-
-enum class ElemKind { kMap, kScalar };
-
-// --- errors, worded as k8s.io/apimachinery/pkg/util/mergepatch ---
-
-Status ErrBadPatchFormatForPrimitiveList() {
-  return BadRequestError("invalid patch format of primitive list");
-}
-Status ErrBadPatchFormatForRetainKeys() {
-  return BadRequestError("invalid patch format of retainKeys");
-}
-Status ErrBadPatchFormatForSetElementOrderList() {
-  return BadRequestError("invalid patch format of setElementOrder list");
-}
-// Upstream answers the errors below with a bare Go error, which the API server turns into 500 with
-// reason Unknown; they are all caused by the request, so we answer 400 (or 422 where upstream's
-// interpretStrategicMergePatchError does).
-Status ErrNoListOfLists() { return InvalidError("lists of lists are not supported"); }
-Status ErrNoMergeKey(const json::object& m, std::string_view key) {
-  return BadRequestError(
-      fmt::format("map: {} does not contain declared merge key: {}", GoFormat(m), key));
-}
-Status ErrBadPatchType(const json::value& t, const json::object& m) {
-  return BadRequestError(
-      fmt::format("unknown patch type: {} in map: {}", GoFormat(t), GoFormat(m)));
-}
-Status ErrBadArgType(std::string_view expected, const json::value& actual) {
-  return BadRequestError(
-      fmt::format("expected a {}, but received a {}", expected, GoTypeName(actual)));
-}
-constexpr std::string_view kMapType = "map[string]interface {}";
-constexpr std::string_view kSliceType = "[]interface {}";
-
-// --- small helpers ---
-
-bool IsDirectiveKey(std::string_view key) {
-  return key == kDirectiveMarker || key == kRetainKeysDirective ||
-         key.starts_with(kSetElementOrderPrefix) || key.starts_with(kDeleteFromPrimitiveListPrefix);
-}
-
-// Go's `==` on two decoded interface{} values.
-bool GoEqual(const json::value& a, const json::value& b) { return SameGoType(a, b) && a == b; }
-
-bool IsDirective(const json::value& v, std::string_view directive) {
-  return v.is_string() && v.get_string() == directive;
-}
 
 // removeDirectives + discardNullValuesFromPatch, applied upstream to values that land in the
 // result without merging. Returns false when the value itself is a `$patch` map and must go.
@@ -145,208 +89,6 @@ ListMeta LookupList(const Schema& schema, std::string_view key) {
   }
   return meta;
 }
-
-// sliceElementType: every element of every list must have the same Go type, and not be a list.
-Result<ElemKind> SliceElementType(std::initializer_list<const json::array*> lists) {
-  const json::value* first = nullptr;
-  for (const json::array* list : lists) {
-    if (list == nullptr) continue;
-    for (const json::value& v : *list) {
-      if (first == nullptr) {
-        first = &v;
-        if (v.is_array()) return ErrNoListOfLists();
-      } else if (!SameGoType(*first, v) || v.is_null()) {
-        std::string all = "[";
-        for (const json::array* l : lists) {
-          if (all.size() > 1) all += ' ';
-          all += l == nullptr ? "[]" : GoFormat(*l);
-        }
-        return BadRequestError("list element types are not identical: " + all + "]");
-      }
-    }
-  }
-  if (first == nullptr) return BadRequestError("no elements in any of the given slices");
-  if (first->is_null()) return BadRequestError("list element types are not identical: null");
-  return first->is_object() ? ElemKind::kMap : ElemKind::kScalar;
-}
-
-// The value `index` compares: the merge key's value for maps, the item itself otherwise.
-const json::value& OrderValue(const json::value& item, std::string_view merge_key, ElemKind kind) {
-  static const json::value* const kNull = new json::value();
-  if (kind == ElemKind::kScalar) return item;
-  const json::object* obj = item.if_object();
-  if (obj == nullptr) return *kNull;
-  const json::value* v = obj->if_contains(merge_key);
-  return v == nullptr ? *kNull : *v;
-}
-
-// index(): position of `item` in `order` (already reduced to order values), or -1.
-int IndexOf(const std::vector<json::value>& order, const json::value& item,
-            std::string_view merge_key, ElemKind kind) {
-  const json::value& want = OrderValue(item, merge_key, kind);
-  for (size_t i = 0; i < order.size(); ++i) {
-    if (GoEqual(want, order[i])) return static_cast<int>(i);
-  }
-  return -1;
-}
-
-// The order values of `list`, validating (for maps) that each item carries the merge key, as
-// validateMergeKeyInLists does.
-Result<std::vector<json::value>> OrderValues(const json::array* list, std::string_view merge_key,
-                                             ElemKind kind) {
-  std::vector<json::value> out;
-  if (list == nullptr) return out;
-  out.reserve(list->size());
-  for (const json::value& item : *list) {
-    if (kind == ElemKind::kMap) {
-      if (!item.is_object()) return ErrBadArgType(kMapType, item);
-      const json::value* v = item.get_object().if_contains(merge_key);
-      if (v == nullptr) return ErrNoMergeKey(item.get_object(), merge_key);
-      out.push_back(*v);
-    } else {
-      out.push_back(item);
-    }
-  }
-  return out;
-}
-
-// normalizeSliceOrder: sorts `to_sort` by `order` (Go's sort.SliceStable with upstream's lenient
-// comparator, run as the insertion sort Go uses for short slices), `$patch: delete` items last.
-Status NormalizeSliceOrder(std::vector<json::value>& to_sort, const std::vector<json::value>& order,
-                           std::string_view merge_key, ElemKind kind) {
-  std::vector<json::value> to_delete;
-  if (kind == ElemKind::kMap) {
-    std::vector<json::value> keep;
-    keep.reserve(to_sort.size());
-    for (json::value& item : to_sort) {
-      if (!item.is_object()) return ErrBadArgType(kMapType, item);
-      if (!item.get_object().contains(merge_key)) {
-        return ErrNoMergeKey(item.get_object(), merge_key);
-      }
-      const json::value* d = item.get_object().if_contains(kDirectiveMarker);
-      (d != nullptr && IsDirective(*d, kDeleteDirective) ? to_delete : keep)
-          .push_back(std::move(item));
-    }
-    to_sort = std::move(keep);
-  }
-  auto less = [&](const json::value& a, const json::value& b) {
-    int ia = IndexOf(order, a, merge_key, kind);
-    if (ia >= 0) {
-      int ib = IndexOf(order, b, merge_key, kind);
-      if (ib >= 0) return ia < ib;
-    }
-    return true;
-  };
-  for (size_t i = 1; i < to_sort.size(); ++i) {
-    for (size_t j = i; j > 0 && less(to_sort[j], to_sort[j - 1]); --j) {
-      std::swap(to_sort[j], to_sort[j - 1]);
-    }
-  }
-  for (json::value& d : to_delete) to_sort.push_back(std::move(d));
-  return Status::Ok();
-}
-
-// mergeSortedSlice: interleaves server-only items (left) into patch items (right); left goes first
-// only when both are in the live list and left came earlier there.
-json::array MergeSortedSlice(std::vector<json::value>& left, std::vector<json::value>& right,
-                             const std::vector<json::value>& server_order,
-                             std::string_view merge_key, ElemKind kind) {
-  json::array out;
-  out.reserve(left.size() + right.size());
-  size_t i = 0, j = 0;
-  while (i < left.size() || j < right.size()) {
-    if (i >= left.size()) {
-      out.push_back(std::move(right[j++]));
-    } else if (j >= right.size()) {
-      out.push_back(std::move(left[i++]));
-    } else {
-      int li = IndexOf(server_order, left[i], merge_key, kind);
-      int ri = IndexOf(server_order, right[j], merge_key, kind);
-      if (li >= 0 && ri >= 0 && li < ri) {
-        out.push_back(std::move(left[i++]));
-      } else {
-        out.push_back(std::move(right[j++]));
-      }
-    }
-  }
-  return out;
-}
-
-// normalizeElementOrder: patch items in patch order, server-only items in live order, merged.
-// The orders are given as OrderValues (validated merge-key values, or the scalars themselves).
-Result<json::array> NormalizeElementOrder(std::vector<json::value> patch_items,
-                                          std::vector<json::value> server_only,
-                                          const std::vector<json::value>& patch_order,
-                                          const std::vector<json::value>& server_order,
-                                          std::string_view merge_key, ElemKind kind) {
-  SVC_RETURN_IF_ERROR(NormalizeSliceOrder(patch_items, patch_order, merge_key, kind));
-  SVC_RETURN_IF_ERROR(NormalizeSliceOrder(server_only, server_order, merge_key, kind));
-  return MergeSortedSlice(server_only, patch_items, server_order, merge_key, kind);
-}
-
-// partition{Primitives,Maps}ByPresentInList: splits `merged` into items present in `by` and the
-// rest, keeping relative order.
-// `merged` is consumed.
-Status Partition(json::array& merged, const std::vector<json::value>& by,
-                 std::string_view merge_key, ElemKind kind, std::vector<json::value>* in,
-                 std::vector<json::value>* out) {
-  for (json::value& item : merged) {
-    if (kind == ElemKind::kMap) {
-      if (!item.is_object()) return ErrBadArgType(kMapType, item);
-      if (!item.get_object().contains(merge_key)) {
-        return ErrNoMergeKey(item.get_object(), merge_key);
-      }
-    }
-    bool found = IndexOf(by, item, merge_key, kind) >= 0;
-    (found ? in : out)->push_back(std::move(item));
-  }
-  return Status::Ok();
-}
-
-// mergePatchIntoOriginal keeps `originalFieldValue`, a Go slice header over the live list, and
-// later uses it as the live order. mergeSlice edits that list in place: deletions shift the shared
-// backing array left and appends write into its spare capacity, so the header then sees shifted
-// and appended items. Upstream's ordering of server-only items depends on this, so we replay it
-// on the merge-key values. Decoded lists grow by append, so their capacity is the next power of
-// two of their length (true for both encoding/json and the protobuf decoder).
-class GoSliceAlias {
- public:
-  explicit GoSliceAlias(std::vector<json::value> keys) : len_(keys.size()), n_(keys.size()) {
-    cap_ = 0;
-    if (len_ > 0) {
-      cap_ = 1;
-      while (cap_ < len_) cap_ *= 2;
-    }
-    backing_ = std::move(keys);
-    backing_.resize(cap_);
-  }
-  // append(s[:i], s[i+1:]...)
-  void Delete(size_t i) {
-    if (detached_) return;
-    for (size_t j = i; j + 1 < n_; ++j) backing_[j] = backing_[j + 1];
-    --n_;
-  }
-  // append(s, v): in place while capacity lasts, else a new array the header never sees.
-  void Append(const json::value& key) {
-    if (detached_) return;
-    if (n_ < cap_) {
-      backing_[n_++] = key;
-    } else {
-      detached_ = true;
-    }
-  }
-  void Detach() { detached_ = true; }
-  std::vector<json::value> View() const {
-    return std::vector<json::value>(backing_.begin(), backing_.begin() + len_);
-  }
-
- private:
-  size_t len_;  // the header's length, fixed
-  size_t n_;    // length of the slice mergeSlice is editing
-  size_t cap_;
-  bool detached_ = false;
-  std::vector<json::value> backing_;
-};
 
 Status MergeMap(json::object& original, const json::object& patch, const Schema& schema);
 
@@ -717,23 +459,25 @@ const char* GoJsonKindWord(const json::value& v) {
 
 }  // namespace
 
-namespace internal {
 Status StrategicMergeInPlace(json::object& target, const json::object& patch,
                              const Schema& schema) {
   return MergeMap(target, patch, schema);
 }
+
 }  // namespace internal
 
-Status ApplyStrategicMergePatch(json::value& target, const json::value& patch,
+Status ApplyStrategicMergePatch(boost::json::value& target, const boost::json::value& patch,
                                 const Schema& schema) {
   if (patch.is_null()) return Status::Ok();
   if (!patch.is_object()) {
     return BadRequestError(
         fmt::format("json: cannot unmarshal {} into Go value of type map[string]interface {{}}",
-                    GoJsonKindWord(patch)));
+                    internal::GoJsonKindWord(patch)));
   }
-  json::value result = target.is_object() ? target : json::value(json::object());
-  SVC_RETURN_IF_ERROR(MergeMap(result.get_object(), patch.get_object(), schema));
+  boost::json::value result =
+      target.is_object() ? target : boost::json::value(boost::json::object());
+  SVC_RETURN_IF_ERROR(
+      internal::StrategicMergeInPlace(result.get_object(), patch.get_object(), schema));
   target = std::move(result);
   return Status::Ok();
 }
