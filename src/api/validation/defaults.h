@@ -1,0 +1,43 @@
+#pragma once
+
+// v1 defaulting (pkg/apis/core/v1/defaults.go, pkg/apis/discovery/v1/defaults.go and the
+// v1 <-> internal conversion quirks that show up in stored objects). Pure and idempotent; the
+// API server runs it on every decoded request body, before PrepareFor* and validation.
+//
+// Deliberately not here: the IP-allocation part of Service defaulting (clusterIP(s),
+// ipFamilies, ipFamilyPolicy, nodePorts, healthCheckNodePort). Those depend on cluster state and
+// belong to the Service allocator, which runs after PrepareForCreate/PrepareForUpdate and before
+// validation (see strategy.h).
+
+#include "api/types.h"
+
+namespace svcplane::api::validation {
+
+// Label kubernetes.io/metadata.name=<name> (when named) and status.phase Active.
+void Default(core::v1::Namespace& ns);
+// type ClusterIP; ports' protocol TCP and targetPort = port; sessionAffinity None (and its
+// config cleared) or ClientIP with timeoutSeconds 10800; externalTrafficPolicy Cluster when
+// externally accessible; internalTrafficPolicy Cluster for ClusterIP/NodePort/LoadBalancer;
+// allocateLoadBalancerNodePorts true for LoadBalancer.
+void Default(core::v1::Service& svc);
+// restartPolicy Always, dnsPolicy ClusterFirst, securityContext {}, terminationGracePeriodSeconds
+// 30, schedulerName default-scheduler, enableServiceLinks true, serviceAccount mirrored with
+// serviceAccountName; containers: imagePullPolicy (Always for :latest or untagged, else
+// IfNotPresent), terminationMessagePath /dev/termination-log, terminationMessagePolicy File,
+// port protocol TCP, and hostPort = containerPort under hostNetwork.
+void Default(core::v1::Pod& pod);
+// status.allocatable defaults to status.capacity.
+void Default(core::v1::Node& node);
+// Ports' protocol TCP.
+void Default(core::v1::Endpoints& ep);
+// Ports' name "" and protocol TCP.
+void Default(discovery::v1::EndpointSlice& slice);
+// Upstream has no defaults for these; present so that callers can treat every kind alike.
+void Default(coordination::v1::Lease& lease);
+void Default(core::v1::Event& event);
+
+// The imagePullPolicy upstream picks for an image reference ("Always" for a :latest or
+// untagged, undigested image, else "IfNotPresent").
+std::string DefaultImagePullPolicy(std::string_view image);
+
+}  // namespace svcplane::api::validation

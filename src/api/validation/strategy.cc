@@ -1,0 +1,411 @@
+#include "api/validation/strategy.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+namespace svcplane::api::validation {
+namespace {
+
+using core::v1::Service;
+
+// ---- A tiny reader for the container `resources` JSON, which the model keeps raw. It only
+// needs {"limits": {name: quantity}, "requests": {...}}; anything else is skipped. Malformed
+// input reads as "no resources" (the codec has already rejected invalid JSON).
+class ResourcesReader {
+ public:
+  explicit ResourcesReader(std::string_view s) : s_(s) {}
+
+  bool Read(std::map<std::string, std::string>* limits,
+            std::map<std::string, std::string>* requests) {
+    Ws();
+    if (!Eat('{')) return false;
+    Ws();
+    if (Eat('}')) return true;
+    while (true) {
+      std::string key;
+      if (!String(&key)) return false;
+      Ws();
+      if (!Eat(':')) return false;
+      Ws();
+      if (key == "limits" || key == "requests") {
+        if (!FlatObject(key == "limits" ? limits : requests)) return false;
+      } else if (!Skip()) {
+        return false;
+      }
+      Ws();
+      if (Eat('}')) return true;
+      if (!Eat(',')) return false;
+      Ws();
+    }
+  }
+
+ private:
+  void Ws() {
+    while (i_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[i_]))) ++i_;
+  }
+  bool Eat(char c) {
+    if (i_ < s_.size() && s_[i_] == c) {
+      ++i_;
+      return true;
+    }
+    return false;
+  }
+  bool String(std::string* out) {
+    if (!Eat('"')) return false;
+    while (i_ < s_.size() && s_[i_] != '"') {
+      if (s_[i_] == '\\' && i_ + 1 < s_.size()) ++i_;
+      out->push_back(s_[i_++]);
+    }
+    return Eat('"');
+  }
+  bool Scalar(std::string* out) {
+    if (i_ < s_.size() && s_[i_] == '"') return String(out);
+    size_t start = i_;
+    while (i_ < s_.size() && s_[i_] != ',' && s_[i_] != '}' && s_[i_] != ']' &&
+           !std::isspace(static_cast<unsigned char>(s_[i_]))) {
+      ++i_;
+    }
+    *out = std::string(s_.substr(start, i_ - start));
+    return i_ > start;
+  }
+  bool FlatObject(std::map<std::string, std::string>* out) {
+    if (Eat('n')) return s_.substr(i_, 3) == "ull" ? (i_ += 3, true) : false;
+    if (!Eat('{')) return false;
+    Ws();
+    if (Eat('}')) return true;
+    while (true) {
+      std::string key, value;
+      if (!String(&key)) return false;
+      Ws();
+      if (!Eat(':')) return false;
+      Ws();
+      if (!Scalar(&value)) return false;
+      (*out)[key] = value;
+      Ws();
+      if (Eat('}')) return true;
+      if (!Eat(',')) return false;
+      Ws();
+    }
+  }
+  // Skips any JSON value.
+  bool Skip() {
+    if (i_ >= s_.size()) return false;
+    char c = s_[i_];
+    if (c == '"') {
+      std::string ignored;
+      return String(&ignored);
+    }
+    if (c == '{' || c == '[') {
+      char close = c == '{' ? '}' : ']';
+      ++i_;
+      Ws();
+      if (Eat(close)) return true;
+      while (true) {
+        if (c == '{') {
+          std::string ignored;
+          if (!String(&ignored)) return false;
+          Ws();
+          if (!Eat(':')) return false;
+          Ws();
+        }
+        if (!Skip()) return false;
+        Ws();
+        if (Eat(close)) return true;
+        if (!Eat(',')) return false;
+        Ws();
+      }
+    }
+    std::string ignored;
+    return Scalar(&ignored);
+  }
+
+  std::string_view s_;
+  size_t i_ = 0;
+};
+
+// ---- Service helpers (strategy.go).
+
+bool NeedsClusterIP(const Service& s) { return s.spec.type != "ExternalName"; }
+bool NeedsNodePort(const Service& s) {
+  return s.spec.type == "NodePort" || s.spec.type == "LoadBalancer";
+}
+bool NeedsHCNodePort(const Service& s) {
+  return s.spec.type == "LoadBalancer" && s.spec.external_traffic_policy == "Local";
+}
+
+void PatchAllocatedValues(Service& svc, const Service& old) {
+  if (NeedsClusterIP(old) && NeedsClusterIP(svc)) {
+    if (svc.spec.cluster_ip.empty()) svc.spec.cluster_ip = old.spec.cluster_ip;
+    if (svc.spec.cluster_ips.empty()) svc.spec.cluster_ips = old.spec.cluster_ips;
+  }
+  if (NeedsNodePort(old) && NeedsNodePort(svc)) {
+    // Matched by port name: the user may have changed other properties of the port.
+    std::map<std::string, int32_t> by_name;
+    for (const auto& p : old.spec.ports) by_name[p.name] = p.node_port;
+    for (auto& p : svc.spec.ports) {
+      if (p.node_port == 0) p.node_port = by_name.count(p.name) ? by_name[p.name] : 0;
+    }
+  }
+  if (NeedsHCNodePort(old) && NeedsHCNodePort(svc) && svc.spec.health_check_node_port == 0) {
+    svc.spec.health_check_node_port = old.spec.health_check_node_port;
+  }
+}
+
+// NormalizeClusterIPs: keeps the singular and plural fields in step for old clients.
+void NormalizeClusterIPs(const Service* old, Service& svc) {
+  auto& ip = svc.spec.cluster_ip;
+  auto& ips = svc.spec.cluster_ips;
+  if (!old) {
+    if (!ip.empty() && ips.empty()) ips = {ip};
+    return;
+  }
+  if (!old->spec.cluster_ips.empty() && ips.empty() && old->spec.cluster_ip == ip) {
+    ips = old->spec.cluster_ips;
+  }
+  if (old->spec.cluster_ip != ip) {
+    if (!old->spec.cluster_ip.empty() && ip.empty()) {
+      if (old->spec.cluster_ips == ips) ips.clear();
+    } else if (old->spec.cluster_ips == ips) {
+      ips = {ip};
+    }
+  }
+}
+
+void DropTypeDependentFields(Service& svc, const Service& old) {
+  if (NeedsClusterIP(old) && !NeedsClusterIP(svc)) {
+    if (old.spec.cluster_ip == svc.spec.cluster_ip &&
+        old.spec.cluster_ips == svc.spec.cluster_ips) {
+      svc.spec.cluster_ip.clear();
+      svc.spec.cluster_ips.clear();
+    }
+    if (old.spec.ip_families == svc.spec.ip_families) svc.spec.ip_families.clear();
+    if (old.spec.ip_family_policy.value_or("") == svc.spec.ip_family_policy.value_or("")) {
+      svc.spec.ip_family_policy.reset();
+    }
+  }
+  if (NeedsNodePort(old) && !NeedsNodePort(svc)) {
+    // Only when no net-new node port was asked for.
+    std::set<int32_t> old_ports;
+    for (const auto& p : old.spec.ports) {
+      if (p.node_port != 0) old_ports.insert(p.node_port);
+    }
+    bool superset = std::all_of(svc.spec.ports.begin(), svc.spec.ports.end(), [&](const auto& p) {
+      return p.node_port == 0 || old_ports.count(p.node_port);
+    });
+    if (superset) {
+      for (auto& p : svc.spec.ports) p.node_port = 0;
+    }
+  }
+  if (NeedsHCNodePort(old) && !NeedsHCNodePort(svc) &&
+      old.spec.health_check_node_port == svc.spec.health_check_node_port) {
+    svc.spec.health_check_node_port = 0;
+  }
+  if (old.spec.type == "LoadBalancer" && svc.spec.type != "LoadBalancer" &&
+      svc.spec.allocate_load_balancer_node_ports && old.spec.allocate_load_balancer_node_ports &&
+      *svc.spec.allocate_load_balancer_node_ports == *old.spec.allocate_load_balancer_node_ports) {
+    svc.spec.allocate_load_balancer_node_ports.reset();
+  }
+  if (old.spec.type == "LoadBalancer" && svc.spec.type != "LoadBalancer" &&
+      old.spec.load_balancer_class == svc.spec.load_balancer_class) {
+    svc.spec.load_balancer_class.reset();
+  }
+}
+
+void TrimFieldsForDualStackDowngrade(Service& svc, const Service& old) {
+  std::string old_policy = old.spec.ip_family_policy.value_or("");
+  bool old_dual = old_policy == "RequireDualStack" || old_policy == "PreferDualStack";
+  if (old_dual && svc.spec.ip_family_policy.value_or("") == "SingleStack") {
+    if (svc.spec.cluster_ips.size() > 1) svc.spec.cluster_ips.resize(1);
+    if (svc.spec.ip_families.size() > 1) svc.spec.ip_families.resize(1);
+  }
+}
+
+void EnsureNamespaceLabel(core::v1::Namespace& ns) {
+  if (!ns.metadata.name.empty()) {
+    ns.metadata.labels["kubernetes.io/metadata.name"] = ns.metadata.name;
+  }
+}
+
+}  // namespace
+
+void PrepareObjectMetaForCreate(meta::ObjectMeta& meta) {
+  meta.deletion_timestamp.reset();
+  meta.deletion_grace_period_seconds.reset();
+}
+
+void PrepareObjectMetaForUpdate(meta::ObjectMeta& new_meta, const meta::ObjectMeta& old_meta) {
+  new_meta.generation = old_meta.generation;
+  if (new_meta.uid.empty()) new_meta.uid = old_meta.uid;
+  if (!old_meta.creation_timestamp.IsZero()) {
+    new_meta.creation_timestamp = old_meta.creation_timestamp;
+  }
+  if (old_meta.deletion_timestamp) new_meta.deletion_timestamp = old_meta.deletion_timestamp;
+  if (old_meta.deletion_grace_period_seconds && !new_meta.deletion_grace_period_seconds) {
+    new_meta.deletion_grace_period_seconds = old_meta.deletion_grace_period_seconds;
+  }
+}
+
+// ---- Namespace
+
+void PrepareForCreate(core::v1::Namespace& ns) {
+  PrepareObjectMetaForCreate(ns.metadata);
+  ns.status = core::v1::NamespaceStatus{};
+  ns.status.phase = "Active";
+  auto& fin = ns.spec.finalizers;
+  if (std::find(fin.begin(), fin.end(), "kubernetes") == fin.end()) fin.push_back("kubernetes");
+  EnsureNamespaceLabel(ns);
+}
+
+void PrepareForUpdate(core::v1::Namespace& ns, const core::v1::Namespace& old) {
+  PrepareObjectMetaForUpdate(ns.metadata, old.metadata);
+  ns.spec.finalizers = old.spec.finalizers;
+  ns.status = old.status;
+  EnsureNamespaceLabel(ns);
+}
+
+void PrepareForStatusUpdate(core::v1::Namespace& ns, const core::v1::Namespace& old) {
+  PrepareObjectMetaForUpdate(ns.metadata, old.metadata);
+  ns.spec = old.spec;
+  EnsureNamespaceLabel(ns);
+}
+
+void PrepareForFinalizeUpdate(core::v1::Namespace& ns, const core::v1::Namespace& old) {
+  PrepareObjectMetaForUpdate(ns.metadata, old.metadata);
+  ns.status = old.status;
+  EnsureNamespaceLabel(ns);
+}
+
+// ---- Service
+
+void PrepareForCreate(Service& svc) {
+  PrepareObjectMetaForCreate(svc.metadata);
+  svc.status = core::v1::ServiceStatus{};
+  NormalizeClusterIPs(nullptr, svc);
+}
+
+void PrepareForUpdate(Service& svc, const Service& old) {
+  PrepareObjectMetaForUpdate(svc.metadata, old.metadata);
+  svc.status = old.status;
+  PatchAllocatedValues(svc, old);
+  NormalizeClusterIPs(&old, svc);
+  DropTypeDependentFields(svc, old);
+  TrimFieldsForDualStackDowngrade(svc, old);
+}
+
+void PrepareForStatusUpdate(Service& svc, const Service& old) {
+  PrepareObjectMetaForUpdate(svc.metadata, old.metadata);
+  svc.spec = old.spec;
+}
+
+// ---- Pod
+
+std::string PodQOSClass(const core::v1::Pod& pod) {
+  auto supported = [](const std::string& name) { return name == "cpu" || name == "memory"; };
+  std::map<std::string, int64_t> requests, limits;
+  bool guaranteed = true;
+  auto visit = [&](const core::v1::Container& c) {
+    std::map<std::string, std::string> lim, req;
+    if (!c.resources.text.empty()) ResourcesReader(c.resources.text).Read(&lim, &req);
+    // v1 defaulting copies limits into missing requests before QoS is computed.
+    for (const auto& [name, q] : lim) req.emplace(name, q);
+    for (const auto& [name, q] : req) {
+      if (!supported(name)) continue;
+      int64_t milli = meta::Quantity{q}.MilliValue().value_or(0);
+      if (milli > 0) requests[name] += milli;
+    }
+    std::set<std::string> found;
+    for (const auto& [name, q] : lim) {
+      if (!supported(name)) continue;
+      int64_t milli = meta::Quantity{q}.MilliValue().value_or(0);
+      if (milli > 0) {
+        found.insert(name);
+        limits[name] += milli;
+      }
+    }
+    if (!found.count("cpu") || !found.count("memory")) guaranteed = false;
+  };
+  for (const auto& c : pod.spec.init_containers) visit(c);
+  for (const auto& c : pod.spec.containers) visit(c);
+  if (requests.empty() && limits.empty()) return "BestEffort";
+  if (guaranteed) {
+    if (requests.size() != limits.size()) guaranteed = false;
+    for (const auto& [name, value] : requests) {
+      if (!limits.count(name) || limits[name] != value) guaranteed = false;
+    }
+  }
+  return guaranteed ? "Guaranteed" : "Burstable";
+}
+
+void PrepareForCreate(core::v1::Pod& pod) {
+  PrepareObjectMetaForCreate(pod.metadata);
+  pod.metadata.generation = 1;
+  pod.status = core::v1::PodStatus{};
+  pod.status.phase = "Pending";
+  pod.status.qos_class = PodQOSClass(pod);
+}
+
+void PrepareForUpdate(core::v1::Pod& pod, const core::v1::Pod& old) {
+  PrepareObjectMetaForUpdate(pod.metadata, old.metadata);
+  pod.status = old.status;
+  if (pod.spec != old.spec) ++pod.metadata.generation;
+}
+
+void PrepareForStatusUpdate(core::v1::Pod& pod, const core::v1::Pod& old) {
+  PrepareObjectMetaForUpdate(pod.metadata, old.metadata);
+  pod.spec = old.spec;
+  // Old kubelets corrupt owner references; /status may not touch them or the deletion mark.
+  pod.metadata.deletion_timestamp = old.metadata.deletion_timestamp;
+  pod.metadata.owner_references = old.metadata.owner_references;
+  if (pod.status.qos_class.empty()) pod.status.qos_class = old.status.qos_class;
+}
+
+// ---- Node
+
+void PrepareForCreate(core::v1::Node& node) { PrepareObjectMetaForCreate(node.metadata); }
+
+void PrepareForUpdate(core::v1::Node& node, const core::v1::Node& old) {
+  PrepareObjectMetaForUpdate(node.metadata, old.metadata);
+  node.status = old.status;
+}
+
+void PrepareForStatusUpdate(core::v1::Node& node, const core::v1::Node& old) {
+  PrepareObjectMetaForUpdate(node.metadata, old.metadata);
+  node.spec = old.spec;
+}
+
+// ---- EndpointSlice
+
+void PrepareForCreate(discovery::v1::EndpointSlice& slice) {
+  PrepareObjectMetaForCreate(slice.metadata);
+  slice.metadata.generation = 1;
+}
+
+void PrepareForUpdate(discovery::v1::EndpointSlice& slice,
+                      const discovery::v1::EndpointSlice& old) {
+  PrepareObjectMetaForUpdate(slice.metadata, old.metadata);
+  // Everything but metadata (and kind/apiVersion, which upstream's internal type lacks).
+  bool changed = slice.address_type != old.address_type || slice.endpoints != old.endpoints ||
+                 slice.ports != old.ports || slice.unknown != old.unknown ||
+                 slice.metadata.labels != old.metadata.labels;
+  if (changed) slice.metadata.generation = old.metadata.generation + 1;
+}
+
+// ---- Endpoints, Lease, Event
+
+void PrepareForCreate(core::v1::Endpoints& ep) { PrepareObjectMetaForCreate(ep.metadata); }
+void PrepareForUpdate(core::v1::Endpoints& ep, const core::v1::Endpoints& old) {
+  PrepareObjectMetaForUpdate(ep.metadata, old.metadata);
+}
+void PrepareForCreate(coordination::v1::Lease& lease) {
+  PrepareObjectMetaForCreate(lease.metadata);
+}
+void PrepareForUpdate(coordination::v1::Lease& lease, const coordination::v1::Lease& old) {
+  PrepareObjectMetaForUpdate(lease.metadata, old.metadata);
+}
+void PrepareForCreate(core::v1::Event& event) { PrepareObjectMetaForCreate(event.metadata); }
+void PrepareForUpdate(core::v1::Event& event, const core::v1::Event& old) {
+  PrepareObjectMetaForUpdate(event.metadata, old.metadata);
+}
+
+}  // namespace svcplane::api::validation

@@ -1,0 +1,80 @@
+#pragma once
+
+// Create/update validation for every kind svcplane serves, as kube-apiserver's registry
+// strategies run it (pkg/apis/*/validation). Pure functions: no I/O, no allocator state.
+//
+// Contract with the caller (the apiserver registry), mirroring upstream's request flow:
+//   decode -> Default(obj) -> PrepareForCreate/PrepareForUpdate (strategy.h) -> Validate*.
+// Validation expects what those steps produce: e.g. Service clusterIPs mirrored from clusterIP
+// (NormalizeClusterIPs in PrepareFor*), Pod status reset, and for updates a non-empty
+// metadata.resourceVersion (the registry copies the stored one for unconditional updates).
+// Turn a non-empty result into a 422 with ToInvalidStatus(kind, name, errors).
+//
+// Not checked here, because they need cluster state: the node-port range and port/IP
+// allocation (ServiceCIDR membership, "provided port is already allocated"), namespace
+// existence and termination. Those belong to the allocator and registry.
+
+#include "api/types.h"
+#include "api/validation/field_errors.h"
+#include "api/validation/names.h"
+
+namespace svcplane::api::validation {
+
+// ---- ObjectMeta (apimachinery ValidateObjectMeta / ValidateObjectMetaUpdate plus core's
+// finalizer-name rule). `requires_namespace` is true for namespaced kinds.
+FieldErrorList ValidateObjectMeta(const meta::ObjectMeta& meta, bool requires_namespace,
+                                  NameValidator name_fn, const FieldPath& path);
+FieldErrorList ValidateObjectMetaUpdate(const meta::ObjectMeta& new_meta,
+                                        const meta::ObjectMeta& old_meta, const FieldPath& path);
+
+// The generic checks kube-apiserver's registry runs for every kind besides the kind's own
+// (rest.BeforeCreate / rest.BeforeUpdate), with names checked only as URL path segments.
+// Upstream order: on create, ValidateCommonCreate runs only if the kind's ValidateCreate found
+// nothing; on update, ValidateCommonUpdate's errors come first, then the kind's ValidateUpdate's
+// (duplicates included: upstream's causes repeat them, the aggregated message does not).
+FieldErrorList ValidateCommonCreate(const meta::ObjectMeta& meta, bool namespaced);
+FieldErrorList ValidateCommonUpdate(const meta::ObjectMeta& new_meta,
+                                    const meta::ObjectMeta& old_meta, bool namespaced);
+
+// ---- Namespace (cluster-scoped; name is a DNS-1123 label).
+FieldErrorList ValidateCreate(const core::v1::Namespace& ns);
+FieldErrorList ValidateUpdate(const core::v1::Namespace& ns, const core::v1::Namespace& old);
+FieldErrorList ValidateStatusUpdate(const core::v1::Namespace& ns, const core::v1::Namespace& old);
+// PUT .../namespaces/{name}/finalize.
+FieldErrorList ValidateFinalizeUpdate(const core::v1::Namespace& ns,
+                                      const core::v1::Namespace& old);
+
+// ---- Service (name is a DNS-1035 label).
+FieldErrorList ValidateCreate(const core::v1::Service& svc);
+FieldErrorList ValidateUpdate(const core::v1::Service& svc, const core::v1::Service& old);
+FieldErrorList ValidateStatusUpdate(const core::v1::Service& svc, const core::v1::Service& old);
+
+// ---- Pod.
+FieldErrorList ValidateCreate(const core::v1::Pod& pod);
+FieldErrorList ValidateUpdate(const core::v1::Pod& pod, const core::v1::Pod& old);
+FieldErrorList ValidateStatusUpdate(const core::v1::Pod& pod, const core::v1::Pod& old);
+
+// ---- Node (cluster-scoped). /status uses the same rules as the main resource upstream.
+FieldErrorList ValidateCreate(const core::v1::Node& node);
+FieldErrorList ValidateUpdate(const core::v1::Node& node, const core::v1::Node& old);
+FieldErrorList ValidateStatusUpdate(const core::v1::Node& node, const core::v1::Node& old);
+
+// ---- Endpoints.
+FieldErrorList ValidateCreate(const core::v1::Endpoints& ep);
+FieldErrorList ValidateUpdate(const core::v1::Endpoints& ep, const core::v1::Endpoints& old);
+
+// ---- EndpointSlice (discovery.k8s.io/v1).
+FieldErrorList ValidateCreate(const discovery::v1::EndpointSlice& slice);
+FieldErrorList ValidateUpdate(const discovery::v1::EndpointSlice& slice,
+                              const discovery::v1::EndpointSlice& old);
+
+// ---- Lease (coordination.k8s.io/v1).
+FieldErrorList ValidateCreate(const coordination::v1::Lease& lease);
+FieldErrorList ValidateUpdate(const coordination::v1::Lease& lease,
+                              const coordination::v1::Lease& old);
+
+// ---- Event (core/v1). Requests through core/v1 get upstream's legacy (lenient) rules only.
+FieldErrorList ValidateCreate(const core::v1::Event& event);
+FieldErrorList ValidateUpdate(const core::v1::Event& event, const core::v1::Event& old);
+
+}  // namespace svcplane::api::validation

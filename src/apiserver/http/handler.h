@@ -1,0 +1,70 @@
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "apiserver/http/stream_writer.h"
+
+// The contract between the HTTPS server and whatever routes requests above it. Nothing here
+// knows about Kubernetes kinds: a handler gets bytes and answers with bytes.
+namespace svcplane::apiserver::http {
+
+using Headers = std::vector<std::pair<std::string, std::string>>;
+
+// Who made the request, as the authenticator established it.
+struct Identity {
+  std::string user;
+  std::vector<std::string> groups;
+};
+
+// The subject of a client certificate that verified against the server's client CA.
+struct PeerCertificate {
+  std::string common_name;
+  std::vector<std::string> organizations;
+};
+
+struct Request {
+  std::string method;     // "GET", "POST", ...
+  std::string target;     // the request-target as sent: "/api/v1/pods?watch=1"
+  std::string path;       // percent-decoded path: "/api/v1/pods"
+  std::string raw_query;  // still encoded, without '?': "watch=1"
+  std::vector<std::pair<std::string, std::string>> query;  // decoded, in order, repeats kept
+  Headers headers;                                         // in order, names as sent
+  std::string body;
+  std::string remote_address;  // "127.0.0.1:53412"
+  std::optional<PeerCertificate> peer_certificate;
+  Identity identity;  // filled in after authentication succeeded
+
+  // First header with this name, compared case-insensitively.
+  std::optional<std::string_view> Header(std::string_view name) const;
+  // First query parameter with this name (exact match); "" for a key without value ("?watch").
+  std::optional<std::string_view> Query(std::string_view name) const;
+};
+
+struct Response {
+  int status = 200;
+  std::string content_type = "application/json";
+  std::string body;
+  Headers headers;  // extra headers; Content-Length and Connection are set by the server
+};
+
+// A handler answers with a complete Response, or with a StreamWriter it created (and keeps, to
+// write to later): the server then sends the head at once and the writer's bytes as chunks.
+using Reply = std::variant<Response, std::shared_ptr<StreamWriter>>;
+
+// Runs on the server's worker pool, never on an I/O thread, so it may block briefly (a storage
+// write); it must not wait for long (use a stream for that). Called concurrently from several
+// workers. An exception escaping it becomes a 500 Status.
+using Handler = std::function<Reply(const Request&)>;
+
+// Decides who a request comes from; nullopt means unauthenticated (the server answers 401).
+// Runs on an I/O thread: it must be fast and must not throw.
+using Authenticator = std::function<std::optional<Identity>(const Request&)>;
+
+}  // namespace svcplane::apiserver::http

@@ -1,0 +1,423 @@
+#include "apiserver/http/internal/connection.h"
+
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
+
+#include <boost/asio/dispatch.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/url/parse.hpp>
+#include <exception>
+#include <utility>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "apiserver/http/health.h"
+#include "apiserver/http/status_response.h"
+
+namespace svcplane::apiserver::http::internal {
+namespace {
+
+namespace beast = boost::beast;
+namespace net = boost::asio;
+namespace bhttp = boost::beast::http;
+
+// A closing connection sends close_notify and waits this long for the peer's.
+constexpr auto kCloseTimeout = std::chrono::seconds(1);
+constexpr auto kHandshakeTimeout = std::chrono::seconds(10);
+
+std::vector<std::string> NameEntries(X509_NAME* name, int nid) {
+  std::vector<std::string> out;
+  for (int i = X509_NAME_get_index_by_NID(name, nid, -1); i >= 0;
+       i = X509_NAME_get_index_by_NID(name, nid, i)) {
+    unsigned char* utf8 = nullptr;
+    int len = ASN1_STRING_to_UTF8(&utf8, X509_NAME_ENTRY_get_data(X509_NAME_get_entry(name, i)));
+    if (len >= 0) out.emplace_back(reinterpret_cast<char*>(utf8), static_cast<size_t>(len));
+    OPENSSL_free(utf8);
+  }
+  return out;
+}
+
+// Only a certificate that verified against the client CA counts; OpenSSL has already failed the
+// handshake for one that did not, this is a second guard.
+std::optional<PeerCertificate> VerifiedPeer(SSL* ssl) {
+  X509* cert = SSL_get0_peer_certificate(ssl);
+  if (cert == nullptr || SSL_get_verify_result(ssl) != X509_V_OK) return std::nullopt;
+  PeerCertificate peer;
+  X509_NAME* subject = X509_get_subject_name(cert);
+  auto cns = NameEntries(subject, NID_commonName);
+  if (!cns.empty()) peer.common_name = cns.front();
+  peer.organizations = NameEntries(subject, NID_organizationName);
+  return peer;
+}
+
+Result<Request> BuildRequest(bhttp::request<bhttp::string_body>&& msg) {
+  Request req;
+  req.method = std::string(msg.method_string());
+  req.target = std::string(msg.target());
+  auto url = boost::urls::parse_origin_form(req.target);
+  if (!url) {
+    return BadRequestError(
+        fmt::format("invalid request target \"{}\": {}", req.target, url.error().message()));
+  }
+  req.path = url->path();
+  req.raw_query = std::string(url->encoded_query());
+  for (auto param : url->params()) {
+    req.query.emplace_back(param.key, param.has_value ? param.value : std::string());
+  }
+  for (const auto& field : msg) {
+    req.headers.emplace_back(std::string(field.name_string()), std::string(field.value()));
+  }
+  req.body = std::move(msg.body());
+  return req;
+}
+
+bool IsHealthPath(std::string_view p) { return p == "/livez" || p == "/readyz" || p == "/healthz"; }
+
+Reply RunHandler(const Handler& handler, const Request& req) {
+  // The adapter edge: a handler's exception becomes a 500 rather than crossing into Asio.
+  try {
+    return handler(req);
+  } catch (const std::exception& e) {
+    return StatusResponse(500, "InternalError",
+                          fmt::format("Internal error occurred: {}", e.what()));
+  } catch (...) {
+    return StatusResponse(500, "InternalError", "Internal error occurred: unknown exception");
+  }
+}
+
+unsigned ValidStatus(int status) {
+  return status >= 100 && status <= 599 ? static_cast<unsigned>(status) : 500u;
+}
+
+bool IsHttpParseError(beast::error_code ec) {
+  return ec.category() == bhttp::make_error_code(bhttp::error::bad_method).category() &&
+         ec != bhttp::error::end_of_stream && ec != bhttp::error::partial_message;
+}
+
+}  // namespace
+
+Connection::Connection(net::ip::tcp::socket socket, std::shared_ptr<ServerState> state)
+    : state_(std::move(state)), stream_(std::move(socket), state_->ssl) {
+  beast::error_code ec;
+  auto ep = tcp().socket().remote_endpoint(ec);
+  if (!ec) remote_ = fmt::format("{}:{}", ep.address().to_string(), ep.port());
+}
+
+Connection::~Connection() {
+  // The I/O context can go away with a stream still open (a forced shutdown); the producer
+  // still learns that its stream ended.
+  if (writer_ && !stream_done_) writer_->Finish(StreamEnd::kShutdown);
+  state_->Unregister(this);
+}
+
+void Connection::Start() {
+  net::dispatch(stream_.get_executor(), [self = shared_from_this()] {
+    if (self->state_->shutting_down) {
+      self->closing_ = true;
+      self->tcp().close();
+      return;
+    }
+    self->tcp().expires_after(kHandshakeTimeout);
+    self->stream_.async_handshake(net::ssl::stream_base::server,
+                                  beast::bind_front_handler(&Connection::OnHandshake, self));
+  });
+}
+
+void Connection::BeginShutdown() {
+  net::post(stream_.get_executor(), [self = shared_from_this()] {
+    self->shutting_down_ = true;
+    switch (self->phase_) {
+      case Phase::kHandshake:
+      case Phase::kIdle:
+        // Nothing in flight: abort the pending read; its handler closes the connection.
+        self->tcp().cancel();
+        break;
+      case Phase::kStreaming:
+        if (!self->stream_done_) {
+          self->writer_->RequestEnd(StreamEnd::kShutdown);
+          self->PumpStream();
+        }
+        break;
+      default:
+        // A request is being read, handled or answered; OnWritten closes after it.
+        break;
+    }
+  });
+}
+
+void Connection::ForceClose() {
+  net::post(stream_.get_executor(), [self = shared_from_this()] {
+    if (self->writer_ && !self->stream_done_) {
+      self->AbortStream(StreamEnd::kShutdown);
+      return;
+    }
+    self->closing_ = true;
+    self->phase_ = Phase::kClosing;
+    self->tcp().close();
+  });
+}
+
+void Connection::OnHandshake(beast::error_code ec) {
+  if (ec) {
+    SPDLOG_DEBUG("tls handshake from {} failed: {}", remote_, ec.message());
+    closing_ = true;
+    phase_ = Phase::kClosing;
+    tcp().close();
+    return;
+  }
+  handshake_done_ = true;
+  peer_ = VerifiedPeer(stream_.native_handle());
+  ReadRequest();
+}
+
+void Connection::ReadRequest() {
+  if (shutting_down_ || !keep_alive_) return Close();
+  phase_ = Phase::kIdle;
+  parser_.emplace();
+  parser_->header_limit(static_cast<std::uint32_t>(state_->options.header_limit));
+  parser_->body_limit(state_->options.body_limit);
+  tcp().expires_after(state_->options.idle_timeout);
+  bhttp::async_read_header(
+      stream_, buffer_, *parser_,
+      [self = shared_from_this()](beast::error_code ec, std::size_t) { self->OnHeader(ec); });
+}
+
+void Connection::OnHeader(beast::error_code ec) {
+  const ServerOptions& opts = state_->options;
+  if (ec == bhttp::error::header_limit) {
+    return Respond(StatusResponse(431, "BadRequest",
+                                  fmt::format("Request header fields too large: limit is {}",
+                                              opts.header_limit)),
+                   true);
+  }
+  if (ec == bhttp::error::body_limit) {
+    // Beast checks Content-Length against the limit while parsing the head, so this refuses
+    // the body before reading it, and a client waiting on Expect: 100-continue never sends it.
+    return RespondTooLarge();
+  }
+  if (ec && IsHttpParseError(ec)) {
+    return Respond(StatusResponse(400, "BadRequest", "malformed HTTP request: " + ec.message()),
+                   true);
+  }
+  if (ec) return Close();  // end of stream, idle timeout, reset, or shutdown
+  phase_ = Phase::kReadingBody;
+  if (parser_->is_done()) return Dispatch();
+  if (beast::iequals(parser_->get()[bhttp::field::expect], "100-continue")) {
+    auto cont = std::make_shared<bhttp::response<bhttp::empty_body>>(bhttp::status::continue_,
+                                                                     parser_->get().version());
+    tcp().expires_after(opts.io_timeout);
+    bhttp::async_write(stream_, *cont,
+                       [self = shared_from_this(), cont](beast::error_code ec, std::size_t) {
+                         if (ec) return self->Close();
+                         self->ReadBody();
+                       });
+    return;
+  }
+  ReadBody();
+}
+
+void Connection::ReadBody() {
+  tcp().expires_after(state_->options.io_timeout);
+  bhttp::async_read(
+      stream_, buffer_, *parser_,
+      [self = shared_from_this()](beast::error_code ec, std::size_t) { self->OnBody(ec); });
+}
+
+void Connection::OnBody(beast::error_code ec) {
+  if (ec == bhttp::error::body_limit) return RespondTooLarge();  // a chunked body grew too big
+  if (ec && IsHttpParseError(ec)) {
+    return Respond(StatusResponse(400, "BadRequest", "malformed HTTP request: " + ec.message()),
+                   true);
+  }
+  if (ec) return Close();
+  Dispatch();
+}
+
+void Connection::RespondTooLarge() {
+  Respond(StatusResponse(
+              413, "RequestEntityTooLarge",
+              fmt::format("Request entity too large: limit is {}", state_->options.body_limit)),
+          true);
+}
+
+void Connection::Dispatch() {
+  auto msg = parser_->release();
+  keep_alive_ = msg.keep_alive();
+  auto req = BuildRequest(std::move(msg));
+  if (!req.ok()) return Respond(StatusResponse(req.status()), true);
+  req->remote_address = remote_;
+  req->peer_certificate = peer_;
+
+  const ServerOptions& opts = state_->options;
+  const bool health = IsHealthPath(req->path);
+  if (!health || opts.health_requires_auth) {
+    std::optional<Identity> id = opts.authenticator ? opts.authenticator(*req) : std::nullopt;
+    if (!id) return Respond(StatusResponse(401, "Unauthorized", "Unauthorized"), false);
+    req->identity = std::move(*id);
+  }
+  if (health) {
+    std::string_view endpoint = std::string_view(req->path).substr(1);
+    std::vector<HealthCheck> checks = {{"ping", true}};
+    if (endpoint == "readyz") {
+      checks.push_back({"poststarthook/svcplane-ready", state_->ready.load()});
+      checks.push_back({"shutdown", !state_->shutting_down.load()});
+    }
+    return Respond(HealthResponse(endpoint, checks, req->Query("verbose").has_value()), false);
+  }
+
+  phase_ = Phase::kHandling;
+  net::post(*state_->workers, [self = shared_from_this(), req = std::move(*req)]() mutable {
+    Reply reply = RunHandler(self->state_->handler, req);
+    net::post(self->stream_.get_executor(),
+              [self, reply = std::move(reply)]() mutable { self->OnReply(std::move(reply)); });
+  });
+}
+
+void Connection::OnReply(Reply reply) {
+  if (auto* response = std::get_if<Response>(&reply)) return Respond(std::move(*response), false);
+  auto writer = std::get<std::shared_ptr<StreamWriter>>(std::move(reply));
+  if (!writer) {
+    return Respond(StatusResponse(500, "InternalError", "Internal error occurred: empty reply"),
+                   false);
+  }
+  StartStream(std::move(writer));
+}
+
+void Connection::Respond(Response r, bool close_after) {
+  phase_ = Phase::kWriting;
+  const bool keep = keep_alive_ && !close_after && !shutting_down_;
+  auto res = std::make_shared<bhttp::response<bhttp::string_body>>();
+  res->version(11);
+  res->result(ValidStatus(r.status));
+  res->set(bhttp::field::content_type, r.content_type);
+  for (auto& [name, value] : r.headers) res->insert(name, value);
+  const unsigned code = res->result_int();
+  if (code < 200 || code == 204 || code == 304) r.body.clear();  // these carry no body
+  res->body() = std::move(r.body);
+  res->keep_alive(keep);
+  res->prepare_payload();
+  tcp().expires_after(state_->options.io_timeout);
+  bhttp::async_write(stream_, *res,
+                     [self = shared_from_this(), res, keep](beast::error_code ec, std::size_t) {
+                       self->OnWritten(ec, !keep);
+                     });
+}
+
+void Connection::OnWritten(beast::error_code ec, bool close_after) {
+  if (ec || close_after || shutting_down_) return Close();
+  ReadRequest();
+}
+
+void Connection::Close() {
+  if (closing_) return;
+  closing_ = true;
+  phase_ = Phase::kClosing;
+  if (!handshake_done_) {
+    tcp().close();
+    return;
+  }
+  tcp().expires_after(kCloseTimeout);
+  stream_.async_shutdown([self = shared_from_this()](beast::error_code) { self->tcp().close(); });
+}
+
+void Connection::StartStream(std::shared_ptr<StreamWriter> writer) {
+  phase_ = Phase::kStreaming;
+  writer_ = std::move(writer);
+  const StreamHead& head = writer_->head();
+  stream_head_ = std::make_unique<bhttp::response<bhttp::empty_body>>();
+  stream_head_->version(11);
+  stream_head_->result(ValidStatus(head.status));
+  stream_head_->set(bhttp::field::content_type, head.content_type);
+  for (const auto& [name, value] : head.headers) stream_head_->insert(name, value);
+  stream_head_->chunked(true);
+  // The connection ends with the stream: it keeps a read pending to notice the client leaving,
+  // and that read may consume bytes of a next request.
+  stream_head_->keep_alive(false);
+  stream_serializer_ =
+      std::make_unique<bhttp::response_serializer<bhttp::empty_body>>(*stream_head_);
+  chunk_in_flight_ = true;  // the head; PumpStream waits for it
+  tcp().expires_after(state_->options.io_timeout);
+  bhttp::async_write_header(
+      stream_, *stream_serializer_,
+      [self = shared_from_this()](beast::error_code ec, std::size_t) { self->OnStreamHead(ec); });
+}
+
+void Connection::OnStreamHead(beast::error_code ec) {
+  chunk_in_flight_ = false;
+  if (stream_done_) return;
+  if (ec) return AbortStream(StreamEnd::kClientGone);
+  tcp().expires_never();
+  std::weak_ptr<Connection> weak = weak_from_this();
+  auto executor = stream_.get_executor();
+  writer_->Attach([weak, executor] {
+    net::post(executor, [weak] {
+      if (auto self = weak.lock()) self->PumpStream();
+    });
+  });
+  if (shutting_down_) writer_->RequestEnd(StreamEnd::kShutdown);
+  StartDetectRead();
+  PumpStream();
+}
+
+void Connection::PumpStream() {
+  if (chunk_in_flight_ || stream_done_) return;
+  StreamWriter::Batch batch = writer_->Take();
+  if (batch.data.empty() && !batch.last) return;
+  chunk_.clear();
+  if (!batch.data.empty()) {
+    chunk_ = fmt::format("{:x}\r\n", batch.data.size());
+    chunk_ += batch.data;
+    chunk_ += "\r\n";
+  }
+  if (batch.last) chunk_ += "0\r\n\r\n";
+  chunk_in_flight_ = true;
+  chunk_is_last_ = batch.last;
+  tcp().expires_after(state_->options.io_timeout);
+  net::async_write(
+      stream_, net::buffer(chunk_),
+      [self = shared_from_this()](beast::error_code ec, std::size_t) { self->OnChunkWritten(ec); });
+}
+
+void Connection::OnChunkWritten(beast::error_code ec) {
+  chunk_in_flight_ = false;
+  if (stream_done_) return;
+  if (ec) return AbortStream(StreamEnd::kClientGone);
+  tcp().expires_never();
+  writer_->WriteDone();
+  if (!chunk_is_last_) return PumpStream();
+  stream_done_ = true;
+  writer_->Finish(writer_->requested_end());
+  // The TLS shutdown must not overlap the pending read; cancel it and close from its handler.
+  if (detect_read_pending_) {
+    tcp().cancel();
+  } else {
+    Close();
+  }
+}
+
+void Connection::StartDetectRead() {
+  detect_read_pending_ = true;
+  stream_.async_read_some(
+      net::buffer(detect_buf_),
+      [self = shared_from_this()](beast::error_code ec, std::size_t) { self->OnDetectRead(ec); });
+}
+
+void Connection::OnDetectRead(beast::error_code ec) {
+  detect_read_pending_ = false;
+  if (stream_done_) return Close();
+  if (!ec) return StartDetectRead();  // the client sent bytes; a stream ignores them
+  AbortStream(StreamEnd::kClientGone);
+}
+
+void Connection::AbortStream(StreamEnd why) {
+  if (stream_done_) return;
+  stream_done_ = true;
+  writer_->Finish(why);
+  closing_ = true;
+  phase_ = Phase::kClosing;
+  tcp().close();  // fails whatever read or write is pending; their handlers see stream_done_
+}
+
+}  // namespace svcplane::apiserver::http::internal

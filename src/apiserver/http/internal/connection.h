@@ -1,0 +1,87 @@
+#pragma once
+
+#include <array>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
+
+#include "apiserver/http/handler.h"
+#include "apiserver/http/internal/server_state.h"
+
+namespace svcplane::apiserver::http::internal {
+
+// One TLS connection: handshake, then requests one at a time (HTTP/1.1 keep-alive), each
+// answered with a Response or turned into a chunked stream that lasts until it ends.
+//
+// Threading: every member runs on the connection's strand. The handler runs on the worker pool
+// and posts its Reply back; a StreamWriter wakes the connection by posting to the strand.
+// Lifetime: owned by the shared_ptrs its pending operations hold; it unregisters from the
+// ServerState when the last one lets go.
+class Connection : public std::enable_shared_from_this<Connection> {
+ public:
+  Connection(boost::asio::ip::tcp::socket socket, std::shared_ptr<ServerState> state);
+  ~Connection();
+
+  void Start();
+  // Both post to the strand, so they are safe from any thread.
+  void BeginShutdown();
+  void ForceClose();
+
+ private:
+  enum class Phase { kHandshake, kIdle, kReadingBody, kHandling, kWriting, kStreaming, kClosing };
+  using Parser = boost::beast::http::request_parser<boost::beast::http::string_body>;
+  using Stream = boost::beast::ssl_stream<boost::beast::tcp_stream>;
+
+  boost::beast::tcp_stream& tcp() { return boost::beast::get_lowest_layer(stream_); }
+
+  void OnHandshake(boost::beast::error_code ec);
+  void ReadRequest();
+  void OnHeader(boost::beast::error_code ec);
+  void ReadBody();
+  void OnBody(boost::beast::error_code ec);
+  void RespondTooLarge();
+  void Dispatch();
+  void OnReply(Reply reply);
+  void Respond(Response response, bool close_after);
+  void OnWritten(boost::beast::error_code ec, bool close_after);
+  void Close();
+
+  void StartStream(std::shared_ptr<StreamWriter> writer);
+  void OnStreamHead(boost::beast::error_code ec);
+  void PumpStream();
+  void OnChunkWritten(boost::beast::error_code ec);
+  void StartDetectRead();
+  void OnDetectRead(boost::beast::error_code ec);
+  void AbortStream(StreamEnd why);
+
+  const std::shared_ptr<ServerState> state_;
+  Stream stream_;
+  boost::beast::flat_buffer buffer_;
+  std::optional<Parser> parser_;
+  std::string remote_;
+  std::optional<PeerCertificate> peer_;
+  Phase phase_ = Phase::kHandshake;
+  bool handshake_done_ = false;
+  bool shutting_down_ = false;
+  bool closing_ = false;
+  bool keep_alive_ = true;
+
+  // Streaming state.
+  std::shared_ptr<StreamWriter> writer_;
+  std::unique_ptr<boost::beast::http::response<boost::beast::http::empty_body>> stream_head_;
+  std::unique_ptr<boost::beast::http::response_serializer<boost::beast::http::empty_body>>
+      stream_serializer_;
+  std::string chunk_;
+  bool chunk_in_flight_ = false;
+  bool chunk_is_last_ = false;
+  bool stream_done_ = false;
+  bool detect_read_pending_ = false;
+  std::array<char, 256> detect_buf_;
+};
+
+}  // namespace svcplane::apiserver::http::internal

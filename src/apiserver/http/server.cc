@@ -1,0 +1,229 @@
+#include "apiserver/http/server.h"
+
+#include <openssl/pem.h>
+#include <openssl/ssl.h>
+
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/ssl/context.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/asio/thread_pool.hpp>
+#include <future>
+#include <thread>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "apiserver/http/internal/connection.h"
+#include "apiserver/http/internal/server_state.h"
+
+namespace svcplane::apiserver::http {
+namespace internal {
+namespace {
+
+namespace net = boost::asio;
+namespace ssl = boost::asio::ssl;
+using tcp = boost::asio::ip::tcp;
+
+// Names the client CA in the CertificateRequest, so clients holding several certificates pick
+// the right one.
+Status AddClientCaName(ssl::context& ctx, const std::string& ca_pem) {
+  BIO* bio = BIO_new_mem_buf(ca_pem.data(), static_cast<int>(ca_pem.size()));
+  X509* ca = PEM_read_bio_X509(bio, nullptr, nullptr, nullptr);
+  BIO_free(bio);
+  if (ca == nullptr) return InvalidError("client CA: not a PEM certificate");
+  int ok = SSL_CTX_add_client_CA(ctx.native_handle(), ca);
+  X509_free(ca);
+  if (ok != 1) return InvalidError("client CA: cannot add to the TLS context");
+  return Status::Ok();
+}
+
+Result<ssl::context> MakeTlsContext(const ServerOptions& o) {
+  ssl::context ctx(ssl::context::tls_server);
+  ctx.set_options(ssl::context::default_workarounds | ssl::context::no_sslv2 |
+                  ssl::context::no_sslv3 | ssl::context::no_tlsv1 | ssl::context::no_tlsv1_1 |
+                  ssl::context::single_dh_use);
+  boost::system::error_code ec;
+  ctx.use_certificate_chain(net::buffer(o.cert_pem), ec);
+  if (ec) return InvalidError("serving certificate: " + ec.message());
+  ctx.use_private_key(net::buffer(o.key_pem), ssl::context::pem, ec);
+  if (ec) return InvalidError("serving key: " + ec.message());
+  if (!o.client_ca_pem.empty()) {
+    ctx.add_certificate_authority(net::buffer(o.client_ca_pem), ec);
+    if (ec) return InvalidError("client CA: " + ec.message());
+    SVC_RETURN_IF_ERROR(AddClientCaName(ctx, o.client_ca_pem));
+    // Ask for a certificate but do not require one: bearer-token clients have none.
+    ctx.set_verify_mode(ssl::verify_peer, ec);
+    if (ec) return InvalidError("client verification: " + ec.message());
+    // OpenSSL refuses resumed sessions under verify_peer without a session id context.
+    static constexpr unsigned char kSessionContext[] = "svcplane";
+    SSL_CTX_set_session_id_context(ctx.native_handle(), kSessionContext,
+                                   sizeof(kSessionContext) - 1);
+  }
+  return ctx;
+}
+
+}  // namespace
+
+class ServerImpl {
+ public:
+  ServerImpl(std::shared_ptr<ServerState> state, int io_threads, int worker_threads)
+      : state_(std::move(state)),
+        ioc_(io_threads),
+        guard_(net::make_work_guard(ioc_)),
+        acceptor_(net::make_strand(ioc_)),
+        retry_timer_(acceptor_.get_executor()),
+        workers_(static_cast<std::size_t>(worker_threads)),
+        io_thread_count_(io_threads) {
+    state_->workers = &workers_;
+  }
+
+  ~ServerImpl() { Shutdown(std::chrono::seconds(5)); }
+
+  Status Listen() {
+    const ServerOptions& o = state_->options;
+    boost::system::error_code ec;
+    auto addr = net::ip::make_address(o.host, ec);
+    if (ec) return InvalidError(fmt::format("listen host \"{}\" is not an IP address", o.host));
+    tcp::endpoint ep(addr, o.port);
+    std::string where = fmt::format("{}:{}", o.host, o.port);
+    acceptor_.open(ep.protocol(), ec);
+    if (!ec) acceptor_.set_option(net::socket_base::reuse_address(true), ec);
+    if (!ec) acceptor_.bind(ep, ec);
+    if (!ec) acceptor_.listen(net::socket_base::max_listen_connections, ec);
+    if (ec) return UnavailableError(fmt::format("listen on {}: {}", where, ec.message()));
+    port_ = acceptor_.local_endpoint(ec).port();
+    if (ec) return UnavailableError(fmt::format("listen on {}: {}", where, ec.message()));
+    return Status::Ok();
+  }
+
+  void Run() {
+    DoAccept();
+    for (int i = 0; i < io_thread_count_; ++i) threads_.emplace_back([this] { ioc_.run(); });
+  }
+
+  void Shutdown(std::chrono::milliseconds deadline) {
+    if (stopped_.exchange(true)) return;
+    const auto until = std::chrono::steady_clock::now() + deadline;
+    state_->shutting_down = true;
+    if (!threads_.empty()) {
+      std::promise<void> closed;
+      net::post(acceptor_.get_executor(), [this, &closed] {
+        boost::system::error_code ec;
+        acceptor_.close(ec);
+        retry_timer_.cancel();
+        closed.set_value();
+      });
+      closed.get_future().wait();
+    }
+    for (auto& c : Snapshot()) c->BeginShutdown();
+    if (!WaitForConnections(until)) {
+      SPDLOG_WARN("http: shutdown deadline passed; closing remaining connections");
+      for (auto& c : Snapshot()) c->ForceClose();
+      WaitForConnections(std::chrono::steady_clock::now() + std::chrono::seconds(1));
+    }
+    // In-flight handlers finish; what they post back to a closed connection is dropped.
+    workers_.join();
+    guard_.reset();
+    ioc_.stop();
+    for (auto& t : threads_) t.join();
+    threads_.clear();
+  }
+
+  uint16_t port() const { return port_; }
+  ServerState& state() { return *state_; }
+
+ private:
+  void DoAccept() {
+    acceptor_.async_accept(net::make_strand(ioc_),
+                           [this](boost::system::error_code ec, tcp::socket socket) {
+                             OnAccept(ec, std::move(socket));
+                           });
+  }
+
+  void OnAccept(boost::system::error_code ec, tcp::socket socket) {
+    if (ec == net::error::operation_aborted || !acceptor_.is_open()) return;
+    if (ec) {
+      // Typically out of descriptors; back off instead of spinning.
+      SPDLOG_WARN("http: accept failed: {}", ec.message());
+      retry_timer_.expires_after(std::chrono::milliseconds(50));
+      retry_timer_.async_wait([this](boost::system::error_code wait_ec) {
+        if (!wait_ec && acceptor_.is_open()) DoAccept();
+      });
+      return;
+    }
+    boost::system::error_code opt_ec;
+    socket.set_option(tcp::no_delay(true), opt_ec);  // small responses and chunks go out now
+    state_->accepted++;
+    auto conn = std::make_shared<Connection>(std::move(socket), state_);
+    state_->Register(conn);
+    conn->Start();
+    DoAccept();
+  }
+
+  // Collected under the lock, released outside it: dropping the last reference runs the
+  // destructor, which takes the lock to unregister.
+  std::vector<std::shared_ptr<Connection>> Snapshot() {
+    std::vector<std::shared_ptr<Connection>> out;
+    std::lock_guard lock(state_->mu);
+    for (auto& [ptr, weak] : state_->connections) {
+      if (auto c = weak.lock()) out.push_back(std::move(c));
+    }
+    return out;
+  }
+
+  bool WaitForConnections(std::chrono::steady_clock::time_point until) {
+    std::unique_lock lock(state_->mu);
+    return state_->cv.wait_until(lock, until, [&] { return state_->connections.empty(); });
+  }
+
+  // Destroyed bottom-up: workers first (their queued tasks hold connections, which need the
+  // I/O context), then the acceptor, then the I/O context (its queued handlers hold the rest).
+  std::shared_ptr<ServerState> state_;
+  net::io_context ioc_;
+  net::executor_work_guard<net::io_context::executor_type> guard_;
+  tcp::acceptor acceptor_;
+  net::steady_timer retry_timer_;
+  net::thread_pool workers_;
+  const int io_thread_count_;
+  std::vector<std::thread> threads_;
+  uint16_t port_ = 0;
+  std::atomic<bool> stopped_{false};
+};
+
+}  // namespace internal
+
+Result<std::unique_ptr<Server>> Server::Start(ServerOptions options, Handler handler) {
+  if (!options.authenticator) return InvalidError("http server: an authenticator is required");
+  if (!handler) return InvalidError("http server: a handler is required");
+  if (options.io_threads < 1 || options.worker_threads < 1) {
+    return InvalidError("http server: io_threads and worker_threads must be at least 1");
+  }
+  auto ctx = internal::MakeTlsContext(options);
+  if (!ctx.ok()) return ctx.status();
+  const int io_threads = options.io_threads;
+  const int worker_threads = options.worker_threads;
+  auto state = std::make_shared<internal::ServerState>(std::move(options), std::move(handler),
+                                                       std::move(*ctx));
+  auto impl = std::make_unique<internal::ServerImpl>(state, io_threads, worker_threads);
+  SVC_RETURN_IF_ERROR(impl->Listen());
+  impl->Run();
+  return std::unique_ptr<Server>(new Server(std::move(impl)));
+}
+
+Server::Server(std::unique_ptr<internal::ServerImpl> impl) : impl_(std::move(impl)) {}
+
+Server::~Server() { impl_->Shutdown(std::chrono::seconds(5)); }
+
+uint16_t Server::port() const { return impl_->port(); }
+
+void Server::SetReady(bool ready) { impl_->state().ready = ready; }
+
+void Server::Shutdown(std::chrono::milliseconds deadline) { impl_->Shutdown(deadline); }
+
+uint64_t Server::AcceptedConnectionsForTest() const { return impl_->state().accepted; }
+
+}  // namespace svcplane::apiserver::http

@@ -1,0 +1,76 @@
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "apiserver/http/handler.h"
+#include "base/result.h"
+
+namespace svcplane::apiserver::http {
+
+namespace internal {
+class ServerImpl;
+}
+
+struct ServerOptions {
+  std::string host = "127.0.0.1";  // an IP literal; "0.0.0.0" or "::" for all
+  uint16_t port = 0;               // 0: the kernel picks; read it back with Server::port()
+  int io_threads = 2;              // run TLS, parsing and stream writes
+  int worker_threads = 4;          // run handlers (see Handler)
+
+  std::string cert_pem;       // serving certificate (chain), PEM
+  std::string key_pem;        // its private key, PEM
+  std::string client_ca_pem;  // when set, clients may present certificates signed by this CA
+
+  // Required: every request except the health endpoints (unless health_requires_auth) must be
+  // accepted by it, or gets 401 and no data.
+  Authenticator authenticator;
+  // /livez, /readyz, /healthz answer without credentials by default, as upstream's
+  // system:public-info-viewer allows; true puts them behind the authenticator too.
+  bool health_requires_auth = false;
+
+  size_t body_limit = 3 * 1024 * 1024;  // larger bodies get 413
+  size_t header_limit = 64 * 1024;      // larger request heads get 431
+  // A keep-alive connection waiting for its next request head is closed after this.
+  std::chrono::milliseconds idle_timeout{90'000};
+  // Reading a request body, writing a response or one stream chunk must finish within this;
+  // a stream client that stops reading is cut off after it.
+  std::chrono::milliseconds io_timeout{60'000};
+};
+
+// An HTTPS (HTTP/1.1, keep-alive) server. TLS is always on. Requests are parsed and
+// authenticated on the I/O threads and handled on the worker pool; responses and stream chunks
+// are written back on the I/O threads, so a slow handler never stalls I/O and a stream costs no
+// thread.
+class Server {
+ public:
+  // Binds, listens and starts serving before it returns. Errors: bad TLS material (Invalid),
+  // address in use or not bindable (Unavailable).
+  static Result<std::unique_ptr<Server>> Start(ServerOptions options, Handler handler);
+
+  ~Server();  // Shutdown(5s) if not done yet
+
+  uint16_t port() const;
+
+  // /readyz answers 500 until SetReady(true) and again once Shutdown begins.
+  void SetReady(bool ready);
+
+  // Stops accepting, lets in-flight requests finish (their responses say Connection: close),
+  // closes idle keep-alive connections, ends every stream cleanly (terminating chunk, OnEnd with
+  // kShutdown), then waits up to `deadline` for connections to finish and cuts off the rest.
+  // Blocks until the I/O threads and the worker pool have stopped. Idempotent; call it from any
+  // thread except the server's own.
+  void Shutdown(std::chrono::milliseconds deadline = std::chrono::seconds(5));
+
+  // Connections accepted so far (keep-alive tests count them).
+  uint64_t AcceptedConnectionsForTest() const;
+
+ private:
+  explicit Server(std::unique_ptr<internal::ServerImpl> impl);
+  std::unique_ptr<internal::ServerImpl> impl_;
+};
+
+}  // namespace svcplane::apiserver::http

@@ -1,0 +1,530 @@
+#include "apiserver/http/server.h"
+
+#include <gtest/gtest.h>
+
+#include <condition_variable>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <thread>
+
+#include "apiserver/http/auth.h"
+#include "apiserver/http/status_response.h"
+#include "apiserver/http/testing/subprocess.h"
+#include "apiserver/http/testing/tls_client.h"
+#include "apiserver/pki/kubeconfig.h"
+#include "apiserver/pki/pki.h"
+
+namespace svcplane::apiserver::http {
+namespace {
+
+using namespace std::chrono_literals;
+using testing::ClientOptions;
+using testing::RunCommand;
+using testing::Subprocess;
+using testing::TlsClient;
+
+// How a router above this layer plugs in: a table of (method, path) -> Handler, 404/405 as
+// Status bodies. The real REST router matches patterns; the contract with the server is the same.
+class DemoRouter {
+ public:
+  void Handle(std::string method, std::string path, Handler h) {
+    routes_[{std::move(method), std::move(path)}] = std::move(h);
+  }
+  Reply operator()(const Request& req) const {
+    auto it = routes_.find({req.method, req.path});
+    if (it != routes_.end()) return it->second(req);
+    for (const auto& [key, h] : routes_) {
+      if (key.second == req.path) {
+        return StatusResponse(405, "MethodNotAllowed",
+                              req.method + " is not supported on " + req.path);
+      }
+    }
+    return StatusResponse(404, "NotFound", "the server could not find the requested resource");
+  }
+
+ private:
+  std::map<std::pair<std::string, std::string>, Handler> routes_;
+};
+
+// The streams the /stream handler opened, so a test can write to them and see how they end.
+class StreamHub {
+ public:
+  Reply Open(const Request& req) {
+    StreamHead head;
+    if (auto max = req.Query("max")) head.max_buffered_bytes = std::stoul(std::string(*max));
+    auto w = StreamWriter::Create(head);
+    std::lock_guard lock(mu_);
+    size_t index = writers_.size();
+    writers_.push_back(w);
+    w->OnEnd([this, index](StreamEnd why) {
+      std::lock_guard lock(mu_);
+      ends_[index] = why;
+      cv_.notify_all();
+    });
+    cv_.notify_all();
+    return w;
+  }
+  std::shared_ptr<StreamWriter> Writer(size_t index) {
+    std::unique_lock lock(mu_);
+    cv_.wait_for(lock, 10s, [&] { return writers_.size() > index; });
+    return writers_.size() > index ? writers_[index] : nullptr;
+  }
+  std::optional<StreamEnd> End(size_t index) {
+    std::unique_lock lock(mu_);
+    cv_.wait_for(lock, 10s, [&] { return ends_.count(index) > 0; });
+    if (!ends_.count(index)) return std::nullopt;
+    return ends_[index];
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::vector<std::shared_ptr<StreamWriter>> writers_;
+  std::map<size_t, StreamEnd> ends_;
+};
+
+class ServerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("svcplane-http-test-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(dir_);
+    pki::PkiOptions popts;
+    popts.dir = dir_.string();
+    auto p = pki::LoadOrCreatePki(popts);
+    ASSERT_TRUE(p.ok()) << p.status().ToString();
+    pki_ = *p;
+    WriteFile("ca.crt", pki_.ca_cert_pem);
+    WriteFile("admin.crt", pki_.admin_cert_pem);
+    WriteFile("admin.key", pki_.admin_key_pem);
+
+    router_.Handle("GET", "/hello", [](const Request& req) {
+      return Response{200, "text/plain", "hello " + req.identity.user, {}};
+    });
+    router_.Handle("POST", "/echo", [](const Request& req) {
+      return Response{200, "application/octet-stream", req.body, {}};
+    });
+    router_.Handle("GET", "/stream", [this](const Request& req) { return hub_.Open(req); });
+    router_.Handle("GET", "/slow", [](const Request&) {
+      std::this_thread::sleep_for(400ms);
+      return Response{200, "text/plain", "slow done", {}};
+    });
+    router_.Handle("GET", "/block", [this](const Request&) {
+      std::unique_lock lock(block_mu_);
+      block_cv_.wait_for(lock, 10s, [&] { return unblocked_; });
+      return Response{200, "text/plain", "unblocked", {}};
+    });
+    router_.Handle("GET", "/throw",
+                   [](const Request&) -> Reply { throw std::runtime_error("boom"); });
+  }
+
+  void TearDown() override {
+    Unblock();
+    if (server_) server_->Shutdown(5s);
+    server_.reset();
+    std::filesystem::remove_all(dir_);
+  }
+
+  void StartServer(ServerOptions opts = {}) {
+    opts.host = "127.0.0.1";
+    opts.port = 0;
+    opts.cert_pem = pki_.serving_cert_pem;
+    opts.key_pem = pki_.serving_key_pem;
+    opts.client_ca_pem = pki_.ca_cert_pem;
+    opts.authenticator = FirstOf(
+        {BearerTokenAuthenticator(pki_.admin_token, AdminIdentity()), ClientCertAuthenticator()});
+    auto s = Server::Start(std::move(opts), [this](const Request& r) { return router_(r); });
+    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    server_ = std::move(*s);
+    ASSERT_NE(server_->port(), 0);
+  }
+
+  void WriteFile(const std::string& name, const std::string& data) {
+    std::ofstream(dir_ / name, std::ios::binary) << data;
+  }
+  std::string Path(const std::string& name) const { return (dir_ / name).string(); }
+  std::string Url(const std::string& target) const {
+    return "https://127.0.0.1:" + std::to_string(server_->port()) + target;
+  }
+  std::vector<std::string> Curl(std::vector<std::string> extra, bool with_token = true) {
+    std::vector<std::string> argv = {"curl", "-sS", "--max-time", "20", "--cacert", Path("ca.crt")};
+    if (with_token) {
+      argv.push_back("-H");
+      argv.push_back("Authorization: Bearer " + pki_.admin_token);
+    }
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    return argv;
+  }
+  ClientOptions Client() const {
+    ClientOptions o;
+    o.port = server_->port();
+    o.ca_pem = pki_.ca_cert_pem;
+    o.token = pki_.admin_token;
+    return o;
+  }
+  void Unblock() {
+    std::lock_guard lock(block_mu_);
+    unblocked_ = true;
+    block_cv_.notify_all();
+  }
+
+  std::filesystem::path dir_;
+  pki::Pki pki_;
+  DemoRouter router_;
+  StreamHub hub_;
+  std::unique_ptr<Server> server_;
+  std::mutex block_mu_;
+  std::condition_variable block_cv_;
+  bool unblocked_ = false;
+};
+
+constexpr char kUnauthorized[] =
+    R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",)"
+    R"("message":"Unauthorized","reason":"Unauthorized","code":401})";
+
+TEST_F(ServerTest, RequestWithoutCredentialGets401StatusAndNoData) {
+  StartServer();
+  auto [code, out] = RunCommand(Curl({"-w", "\n%{http_code}", Url("/hello")}, false));
+  ASSERT_EQ(code, 0) << out;
+  EXPECT_EQ(out, std::string(kUnauthorized) + "\n401");
+}
+
+TEST_F(ServerTest, WrongTokenGets401) {
+  StartServer();
+  auto [code, out] = RunCommand({"curl", "-sS", "--cacert", Path("ca.crt"), "-H",
+                                 "Authorization: Bearer " + std::string(64, 'a'), "-w",
+                                 "\n%{http_code}", Url("/hello")});
+  ASSERT_EQ(code, 0) << out;
+  EXPECT_EQ(out, std::string(kUnauthorized) + "\n401");
+}
+
+TEST_F(ServerTest, BearerTokenGets200) {
+  StartServer();
+  auto [code, out] = RunCommand(Curl({"-w", "\n%{http_code}", Url("/hello")}));
+  ASSERT_EQ(code, 0) << out;
+  EXPECT_EQ(out, "hello admin\n200");
+}
+
+TEST_F(ServerTest, ClientCertificateSignedByTheCaGets200) {
+  StartServer();
+  auto [code, out] = RunCommand(Curl({"--cert", Path("admin.crt"), "--key", Path("admin.key"), "-w",
+                                      "\n%{http_code}", Url("/hello")},
+                                     false));
+  ASSERT_EQ(code, 0) << out;
+  EXPECT_EQ(out, "hello admin\n200");
+}
+
+TEST_F(ServerTest, UnknownPathGets404StatusFromTheRouter) {
+  StartServer();
+  auto [code, out] = RunCommand(Curl({"-w", "\n%{http_code}", Url("/nope?x=1")}));
+  ASSERT_EQ(code, 0) << out;
+  EXPECT_NE(out.find(R"("reason":"NotFound")"), std::string::npos) << out;
+  EXPECT_NE(out.find("\n404"), std::string::npos) << out;
+}
+
+TEST_F(ServerTest, HealthEndpointsAndReadiness) {
+  StartServer();
+  auto livez = RunCommand(Curl({"-w", "\n%{http_code}", Url("/livez")}, false));
+  EXPECT_EQ(livez.second, "ok\n200");
+  auto healthz = RunCommand(Curl({"-w", "\n%{http_code}", Url("/healthz")}, false));
+  EXPECT_EQ(healthz.second, "ok\n200");
+  auto not_ready = RunCommand(Curl({"-w", "\n%{http_code}", Url("/readyz")}, false));
+  EXPECT_NE(not_ready.second.find("[-]poststarthook/svcplane-ready failed: reason withheld"),
+            std::string::npos)
+      << not_ready.second;
+  EXPECT_NE(not_ready.second.find("readyz check failed\n\n500"), std::string::npos);
+  server_->SetReady(true);
+  auto ready = RunCommand(Curl({"-w", "\n%{http_code}", Url("/readyz")}, false));
+  EXPECT_EQ(ready.second, "ok\n200");
+  auto verbose = RunCommand(Curl({Url("/readyz?verbose")}, false));
+  EXPECT_EQ(verbose.second,
+            "[+]ping ok\n[+]poststarthook/svcplane-ready ok\n[+]shutdown ok\n"
+            "readyz check passed\n");
+}
+
+TEST_F(ServerTest, HealthCanRequireAuthentication) {
+  ServerOptions opts;
+  opts.health_requires_auth = true;
+  StartServer(opts);
+  EXPECT_EQ(RunCommand(Curl({"-w", "\n%{http_code}", Url("/livez")}, false)).second,
+            std::string(kUnauthorized) + "\n401");
+  EXPECT_EQ(RunCommand(Curl({"-w", "\n%{http_code}", Url("/livez")})).second, "ok\n200");
+}
+
+TEST_F(ServerTest, BodyOver3MiBGets413AndAt3MiBIsAccepted) {
+  StartServer();
+  WriteFile("big", std::string(3 * 1024 * 1024 + 1, 'x'));
+  WriteFile("limit", std::string(3 * 1024 * 1024, 'y'));
+  auto [code, out] =
+      RunCommand(Curl({"--data-binary", "@" + Path("big"), "-w", "\n%{http_code}", Url("/echo")}));
+  ASSERT_EQ(code, 0) << out;
+  EXPECT_EQ(out, R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",)"
+                 R"("message":"Request entity too large: limit is 3145728",)"
+                 R"("reason":"RequestEntityTooLarge","code":413})"
+                 "\n413");
+  auto ok = RunCommand(Curl({"--data-binary", "@" + Path("limit"), "-o", "/dev/null", "-w",
+                             "%{http_code} %{size_download}", Url("/echo")}));
+  EXPECT_EQ(ok.second, "200 3145728");
+}
+
+TEST_F(ServerTest, ChunkedRequestBodyOverLimitGets413) {
+  StartServer();
+  WriteFile("big", std::string(3 * 1024 * 1024 + 100, 'x'));
+  auto [code, out] =
+      RunCommand(Curl({"-H", "Transfer-Encoding: chunked", "-H", "Expect:", "--data-binary",
+                       "@" + Path("big"), "-w", "\n%{http_code}", Url("/echo")}));
+  // curl may see the reset of the unread upload before or after the response; when it reads
+  // the response, that response is a 413 Status.
+  if (code == 0) {
+    EXPECT_NE(out.find("\n413"), std::string::npos) << out;
+  }
+}
+
+TEST_F(ServerTest, OversizedHeaderGets431) {
+  StartServer();
+  auto client = TlsClient::Connect(Client());
+  ASSERT_TRUE(client.ok()) << client.status().ToString();
+  std::vector<std::pair<std::string, std::string>> headers;
+  for (int i = 0; i < 10; ++i) {
+    headers.emplace_back("X-Big-" + std::to_string(i), std::string(8 * 1024, 'h'));
+  }
+  auto res = (*client)->Do("GET", "/hello", "", headers);
+  ASSERT_TRUE(res.ok()) << res.status().ToString();
+  EXPECT_EQ(res->status, 431);
+  EXPECT_NE(res->body.find(R"("kind":"Status")"), std::string::npos);
+}
+
+TEST_F(ServerTest, KeepAliveReusesOneConnection) {
+  StartServer();
+  uint64_t before = server_->AcceptedConnectionsForTest();
+  auto [code, out] = RunCommand(Curl({"-v", Url("/hello"), Url("/hello")}));
+  ASSERT_EQ(code, 0) << out;
+  EXPECT_NE(out.find("Re-using existing connection"), std::string::npos) << out;
+  EXPECT_EQ(server_->AcceptedConnectionsForTest() - before, 1u);
+
+  auto client = TlsClient::Connect(Client());
+  ASSERT_TRUE(client.ok());
+  for (int i = 0; i < 5; ++i) {
+    auto res = (*client)->Get("/hello");
+    ASSERT_TRUE(res.ok()) << res.status().ToString();
+    EXPECT_EQ(res->body, "hello admin");
+    EXPECT_TRUE(res->keep_alive);
+  }
+  EXPECT_EQ(server_->AcceptedConnectionsForTest() - before, 2u);
+}
+
+TEST_F(ServerTest, StreamChunksReachTheClientIncrementally) {
+  StartServer();
+  Subprocess curl(Curl({"-N", "-i", Url("/stream")}));
+  auto w = hub_.Writer(0);
+  ASSERT_NE(w, nullptr);
+  for (int i = 1; i <= 3; ++i) {
+    std::string event = "{\"type\":\"ADDED\",\"n\":" + std::to_string(i) + "}\n";
+    ASSERT_EQ(w->Write(event), WriteResult::kOk);
+    // Seen before the next one is even written.
+    EXPECT_NE(curl.ReadUntil(event, 10s).find(event), std::string::npos) << curl.output();
+  }
+  EXPECT_NE(curl.output().find("HTTP/1.1 200"), std::string::npos);
+  EXPECT_NE(curl.output().find("Transfer-Encoding: chunked"), std::string::npos);
+  w->Close();
+  EXPECT_EQ(w->Write("late"), WriteResult::kEnded);
+  EXPECT_EQ(curl.Wait(10s), 0) << curl.output();
+  EXPECT_EQ(hub_.End(0), StreamEnd::kClosed);
+}
+
+TEST_F(ServerTest, BeastClientReadsStreamUntilTerminatingChunk) {
+  StartServer();
+  auto client = TlsClient::Connect(Client());
+  ASSERT_TRUE(client.ok());
+  // The head arrives before anything is written: watch clients wait for it with a timeout.
+  auto head = (*client)->StartStream("/stream");
+  ASSERT_TRUE(head.ok());
+  EXPECT_EQ(head->status, 200);
+  EXPECT_EQ(head->Header("Content-Type"), "application/json");
+  auto w = hub_.Writer(0);
+  ASSERT_NE(w, nullptr);
+  for (int i = 0; i < 100; ++i)
+    ASSERT_EQ(w->Write("line " + std::to_string(i) + "\n"), WriteResult::kOk);
+  w->Close();
+  auto body = (*client)->ReadStreamUntil("never-present");
+  ASSERT_TRUE(body.ok()) << body.status().ToString();
+  EXPECT_TRUE((*client)->StreamEnded());
+  EXPECT_EQ(std::count(body->begin(), body->end(), '\n'), 100);
+  EXPECT_NE(body->find("line 99\n"), std::string::npos);
+}
+
+TEST_F(ServerTest, ClientDisconnectEndsTheStream) {
+  StartServer();
+  auto client = TlsClient::Connect(Client());
+  ASSERT_TRUE(client.ok());
+  ASSERT_TRUE((*client)->StartStream("/stream").ok());
+  auto w = hub_.Writer(0);
+  ASSERT_NE(w, nullptr);
+  ASSERT_EQ(w->Write("first\n"), WriteResult::kOk);
+  ASSERT_TRUE((*client)->ReadStreamUntil("first\n").ok());
+  (*client)->Abort();
+  EXPECT_EQ(hub_.End(0), StreamEnd::kClientGone);
+  EXPECT_TRUE(w->ended());
+  EXPECT_EQ(w->Write("after\n"), WriteResult::kEnded);
+}
+
+TEST_F(ServerTest, SlowReaderOverflowsTheBoundedBuffer) {
+  StartServer();
+  auto client = TlsClient::Connect(Client());
+  ASSERT_TRUE(client.ok());
+  ASSERT_TRUE((*client)->StartStream("/stream?max=65536").ok());
+  auto w = hub_.Writer(0);
+  ASSERT_NE(w, nullptr);
+  // The client never reads: once the socket buffers fill, Write reports overflow instead of
+  // blocking or growing without bound.
+  std::string piece(16 * 1024, 'z');
+  WriteResult r = WriteResult::kOk;
+  auto until = std::chrono::steady_clock::now() + 10s;
+  while (r == WriteResult::kOk && std::chrono::steady_clock::now() < until) {
+    r = w->Write(piece);
+    if (r == WriteResult::kOk) std::this_thread::sleep_for(1ms);
+  }
+  EXPECT_EQ(r, WriteResult::kOverflow);
+  EXPECT_LE(w->buffered_bytes(), 65536u);
+  w->Close();
+}
+
+TEST_F(ServerTest, GracefulShutdownFinishesInFlightRequestsAndEndsStreams) {
+  StartServer();
+  Subprocess curl(Curl({"-N", Url("/stream")}));
+  auto w = hub_.Writer(0);
+  ASSERT_NE(w, nullptr);
+  ASSERT_EQ(w->Write("before-shutdown\n"), WriteResult::kOk);
+  curl.ReadUntil("before-shutdown\n", 10s);
+
+  auto client = TlsClient::Connect(Client());
+  ASSERT_TRUE(client.ok());
+  Result<testing::ClientResponse> slow = InternalError("not run");
+  std::thread slow_thread([&] { slow = (*client)->Get("/slow"); });
+  std::this_thread::sleep_for(100ms);  // let /slow reach its handler
+
+  auto start = std::chrono::steady_clock::now();
+  server_->Shutdown(5s);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 3s);
+  slow_thread.join();
+
+  ASSERT_TRUE(slow.ok()) << slow.status().ToString();
+  EXPECT_EQ(slow->status, 200);
+  EXPECT_EQ(slow->body, "slow done");
+  EXPECT_FALSE(slow->keep_alive);
+  // curl exits 0 only if the chunked body ended with its terminating chunk.
+  EXPECT_EQ(curl.Wait(10s), 0) << curl.output();
+  EXPECT_EQ(curl.output(), "before-shutdown\n");
+  EXPECT_EQ(hub_.End(0), StreamEnd::kShutdown);
+  auto after = RunCommand(Curl({Url("/hello")}));
+  EXPECT_NE(after.first, 0);
+}
+
+TEST_F(ServerTest, SlowHandlerDoesNotStallOtherRequests) {
+  ServerOptions opts;
+  opts.io_threads = 1;
+  opts.worker_threads = 2;
+  StartServer(opts);
+  auto blocked = TlsClient::Connect(Client());
+  ASSERT_TRUE(blocked.ok());
+  Result<testing::ClientResponse> res = InternalError("not run");
+  std::thread t([&] { res = (*blocked)->Get("/block"); });
+  std::this_thread::sleep_for(100ms);
+  auto other = TlsClient::Connect(Client());
+  ASSERT_TRUE(other.ok());
+  auto hello = (*other)->Get("/hello");
+  ASSERT_TRUE(hello.ok());
+  EXPECT_EQ(hello->body, "hello admin");
+  Unblock();
+  t.join();
+  ASSERT_TRUE(res.ok());
+  EXPECT_EQ(res->body, "unblocked");
+}
+
+TEST_F(ServerTest, HandlerExceptionBecomes500Status) {
+  StartServer();
+  auto client = TlsClient::Connect(Client());
+  ASSERT_TRUE(client.ok());
+  auto res = (*client)->Get("/throw");
+  ASSERT_TRUE(res.ok());
+  EXPECT_EQ(res->status, 500);
+  EXPECT_EQ(res->body, StatusJson(500, "InternalError", "Internal error occurred: boom"));
+  // The connection survives.
+  auto again = (*client)->Get("/hello");
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->status, 200);
+}
+
+TEST_F(ServerTest, RequestCarriesDecodedPathQueryAndHeaders) {
+  Request seen;
+  router_.Handle("GET", "/api/v1/name spaces", [&](const Request& req) {
+    seen = req;
+    return Response{};
+  });
+  StartServer();
+  auto client = TlsClient::Connect(Client());
+  ASSERT_TRUE(client.ok());
+  auto res = (*client)->Do("GET", "/api/v1/name%20spaces?labelSelector=a%3Db&watch&x=1&x=2", "",
+                           {{"X-Custom", "v"}});
+  ASSERT_TRUE(res.ok());
+  EXPECT_EQ(res->status, 200);
+  EXPECT_EQ(seen.path, "/api/v1/name spaces");
+  EXPECT_EQ(seen.raw_query, "labelSelector=a%3Db&watch&x=1&x=2");
+  EXPECT_EQ(seen.Query("labelSelector"), "a=b");
+  EXPECT_EQ(seen.Query("watch"), "");
+  EXPECT_FALSE(seen.Query("missing").has_value());
+  ASSERT_EQ(seen.query.size(), 4u);
+  EXPECT_EQ(seen.query[3], (std::pair<std::string, std::string>{"x", "2"}));
+  EXPECT_EQ(seen.Header("x-custom"), "v");
+  EXPECT_EQ(seen.identity.user, "admin");
+  EXPECT_EQ(seen.remote_address.rfind("127.0.0.1:", 0), 0u);
+}
+
+TEST_F(ServerTest, KubectlWithGeneratedKubeconfig) {
+  StartServer();
+  server_->SetReady(true);
+  std::string kubeconfig = Path("kubeconfig");
+  ASSERT_TRUE(pki::WriteKubeconfig(kubeconfig, Url(""), pki_.ca_cert_pem, pki_.admin_token).ok());
+  auto [code, out] =
+      RunCommand({"/usr/bin/kubectl", "--kubeconfig", kubeconfig, "get", "--raw", "/readyz"});
+  EXPECT_EQ(code, 0) << out;
+  EXPECT_EQ(out, "ok");
+  auto hello =
+      RunCommand({"/usr/bin/kubectl", "--kubeconfig", kubeconfig, "get", "--raw", "/hello"});
+  EXPECT_EQ(hello.first, 0) << hello.second;
+  EXPECT_EQ(hello.second, "hello admin");
+
+  // The client-certificate variant of the admin credential works too.
+  pki::KubeconfigParams cert_only;
+  cert_only.server_url = Url("");
+  cert_only.ca_pem = pki_.ca_cert_pem;
+  cert_only.client_cert_pem = pki_.admin_cert_pem;
+  cert_only.client_key_pem = pki_.admin_key_pem;
+  ASSERT_TRUE(pki::WriteKubeconfig(Path("kubeconfig-cert"), cert_only).ok());
+  auto by_cert = RunCommand(
+      {"/usr/bin/kubectl", "--kubeconfig", Path("kubeconfig-cert"), "get", "--raw", "/hello"});
+  EXPECT_EQ(by_cert.second, "hello admin");
+
+  // A wrong credential gets a Status that kubectl prints as Unauthorized.
+  ASSERT_TRUE(
+      pki::WriteKubeconfig(Path("bad"), Url(""), pki_.ca_cert_pem, std::string(64, '0')).ok());
+  auto bad =
+      RunCommand({"/usr/bin/kubectl", "--kubeconfig", Path("bad"), "get", "--raw", "/hello"});
+  EXPECT_NE(bad.first, 0);
+  EXPECT_NE(bad.second.find("Unauthorized"), std::string::npos) << bad.second;
+}
+
+TEST(ServerStartTest, BadOptionsFailWithStatus) {
+  ServerOptions opts;
+  auto no_auth = Server::Start(opts, [](const Request&) { return Response{}; });
+  EXPECT_EQ(no_auth.status().code(), Code::kInvalid);
+  opts.authenticator = [](const Request&) { return std::optional<Identity>(); };
+  opts.cert_pem = "not a cert";
+  auto bad_cert = Server::Start(opts, [](const Request&) { return Response{}; });
+  EXPECT_EQ(bad_cert.status().code(), Code::kInvalid);
+}
+
+}  // namespace
+}  // namespace svcplane::apiserver::http

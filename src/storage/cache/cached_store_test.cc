@@ -1,0 +1,153 @@
+#include "storage/cache/cached_store.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+
+#include "storage/memory/memory_store.h"
+#include "storage/rocks/rocks_store.h"
+#include "storage/testing/store_conformance.h"
+#include "storage/testing/temp_dir.h"
+
+namespace svcplane::storage::cache {
+namespace {
+
+using namespace ::svcplane::storage::testing;  // NOLINT: the typed suite's names
+
+internal::HistoryOptions History(const ConformanceOptions& options) {
+  internal::HistoryOptions h;
+  h.max_events = options.history_max_events;
+  h.future_wait = options.future_wait;
+  return h;
+}
+
+struct CacheOverRocksFactory {
+  static constexpr bool kPersistent = true;
+  std::unique_ptr<Store> Open(const ConformanceOptions& options) {
+    rocks::RocksStoreOptions o;
+    o.path = dir.path() + "/db";
+    o.history = History(options);
+    auto rocks = rocks::RocksStore::Open(std::move(o));
+    EXPECT_TRUE(rocks.ok()) << rocks.status().ToString();
+    if (!rocks.ok()) return nullptr;
+    auto cache = CachedStore::Open(std::move(*rocks), {.history = History(options)});
+    EXPECT_TRUE(cache.ok()) << cache.status().ToString();
+    return cache.ok() ? std::move(*cache) : nullptr;
+  }
+  TempDir dir;
+};
+
+struct CacheOverMemoryFactory {
+  static constexpr bool kPersistent = false;
+  std::unique_ptr<Store> Open(const ConformanceOptions& options) {
+    auto upstream = std::make_unique<memory::MemoryStore>(
+        memory::MemoryStoreOptions{.history = History(options)});
+    auto cache = CachedStore::Open(std::move(upstream), {.history = History(options)});
+    EXPECT_TRUE(cache.ok()) << cache.status().ToString();
+    return cache.ok() ? std::move(*cache) : nullptr;
+  }
+};
+
+INSTANTIATE_TYPED_TEST_SUITE_P(CacheOverRocks, StoreConformance, CacheOverRocksFactory);
+INSTANTIATE_TYPED_TEST_SUITE_P(CacheOverMemory, StoreConformance, CacheOverMemoryFactory);
+
+// A backend that counts watches and lets a test end the upstream watch it handed out.
+class CountingStore final : public Store {
+ public:
+  Result<KeyValue> Get(std::string_view key) override { return inner_.Get(key); }
+  Result<ListResult> List(const ListOptions& o) override {
+    ++lists;
+    return inner_.List(o);
+  }
+  Result<KeyValue> Create(std::string_view k, std::shared_ptr<const std::string> v) override {
+    return inner_.Create(k, std::move(v));
+  }
+  Result<KeyValue> Update(std::string_view k, std::shared_ptr<const std::string> v,
+                          Revision r) override {
+    return inner_.Update(k, std::move(v), r);
+  }
+  Result<KeyValue> Delete(std::string_view k, Revision r) override { return inner_.Delete(k, r); }
+  Result<std::unique_ptr<WatchStream>> Watch(std::string_view p, Revision r,
+                                             const WatchOptions& o) override {
+    ++watches;
+    auto w = static_cast<Store&>(inner_).Watch(p, r, o);
+    if (w.ok()) last_watch = w->get();
+    return w;
+  }
+  Status Compact(Revision r) override { return inner_.Compact(r); }
+  Revision CurrentRevision() override { return inner_.CurrentRevision(); }
+  Revision CompactedRevision() override { return inner_.CompactedRevision(); }
+
+  std::atomic<int> lists{0}, watches{0};
+  WatchStream* last_watch = nullptr;
+
+ private:
+  memory::MemoryStore inner_;
+};
+
+TEST(CachedStoreTest, ThousandWatchersShareOneUpstreamWatch) {
+  auto upstream = std::make_unique<CountingStore>();
+  CountingStore* counting = upstream.get();
+  auto cache = CachedStore::Open(std::move(upstream));
+  ASSERT_TRUE(cache.ok());
+  Store& s = **cache;
+  std::vector<std::unique_ptr<WatchStream>> watches;
+  for (int i = 0; i < 1000; ++i) {
+    auto w = s.Watch("/svc/", s.CurrentRevision(), {});
+    ASSERT_TRUE(w.ok());
+    watches.push_back(std::move(*w));
+  }
+  auto kv = s.Create("/svc/a", MakeValue("v"));
+  ASSERT_TRUE(kv.ok());
+  for (auto& w : watches) {
+    auto e = Collect(*w, 1);
+    ASSERT_EQ(e.size(), 1u);
+    EXPECT_EQ(e[0]->revision(), kv->mod_revision);
+  }
+  EXPECT_EQ(counting->watches.load(), 1);
+  const int lists_before = counting->lists.load();
+  for (int i = 0; i < 10; ++i) ASSERT_TRUE(s.List({.prefix = "/svc/"}).ok());
+  EXPECT_EQ(counting->lists.load(), lists_before) << "lists must be served from memory";
+}
+
+TEST(CachedStoreTest, LostUpstreamWatchRelistsAndEndsCacheWatches) {
+  auto upstream = std::make_unique<CountingStore>();
+  CountingStore* counting = upstream.get();
+  auto cache = CachedStore::Open(std::move(upstream));
+  ASSERT_TRUE(cache.ok());
+  Store& s = **cache;
+  ASSERT_TRUE(s.Create("/a", MakeValue("1")).ok());
+  auto w = s.Watch("/", s.CurrentRevision(), {});
+  ASSERT_TRUE(w.ok());
+  counting->last_watch->Stop();
+  Status terminal;
+  Collect(**w, 1, &terminal);
+  EXPECT_EQ(terminal.code(), Code::kUnavailable) << terminal.ToString();
+  EXPECT_EQ((*cache)->relists(), 1);
+  EXPECT_EQ(counting->watches.load(), 2);
+  // The re-listed cache serves new writes and watches again.
+  auto w2 = s.Watch("/", s.CurrentRevision(), {});
+  ASSERT_TRUE(w2.ok());
+  ASSERT_TRUE(s.Create("/b", MakeValue("2")).ok());
+  EXPECT_EQ(Collect(**w2, 1).size(), 1u);
+  auto list = s.List({.prefix = "/"});
+  ASSERT_TRUE(list.ok());
+  EXPECT_EQ(list->items.size(), 2u);
+}
+
+TEST(CachedStoreTest, PinnedListOlderThanCacheGoesToBackend) {
+  auto upstream = std::make_unique<memory::MemoryStore>();
+  auto a = upstream->Create("/p/a", MakeValue("old"));
+  ASSERT_TRUE(a.ok());
+  ASSERT_TRUE(upstream->Update("/p/a", MakeValue("new"), a->mod_revision).ok());
+  auto cache = CachedStore::Open(std::move(upstream));
+  ASSERT_TRUE(cache.ok());
+  auto old = (*cache)->List(
+      {.prefix = "/p/", .revision = a->mod_revision, .match = RevisionMatch::kExact});
+  ASSERT_TRUE(old.ok()) << old.status().ToString();
+  ASSERT_EQ(old->items.size(), 1u);
+  EXPECT_EQ(ValueOf(old->items[0]), "old");
+}
+
+}  // namespace
+}  // namespace svcplane::storage::cache

@@ -1,0 +1,355 @@
+#include "storage/rocks/rocks_store.h"
+
+#include <rocksdb/db.h>
+#include <rocksdb/options.h>
+#include <rocksdb/write_batch.h>
+#include <unistd.h>
+
+#include <spdlog/spdlog.h>
+
+#include <cerrno>
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <utility>
+
+#include "base/check.h"
+#include "storage/rocks/internal/records.h"
+
+namespace svcplane::storage::rocks {
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace internal;  // NOLINT: record helpers
+using storage::internal::HistoryEntry;
+using storage::internal::WriteKind;
+using storage::internal::WritePlanner;
+using storage::internal::WriteRequest;
+
+Status StartError(const std::string& path, const std::string& why) {
+  return UnavailableError("cannot open store in \"" + path + "\": " + why);
+}
+
+// RocksDB's own diagnostics go to our log instead of a LOG file in the data folder: that file
+// would fail first when the disk fills, and Debian's RocksDB asserts on a failed LOG write.
+class SpdLogger final : public rocksdb::Logger {
+ public:
+  SpdLogger() : rocksdb::Logger(rocksdb::InfoLogLevel::WARN_LEVEL) {}
+  using rocksdb::Logger::Logv;
+  void Logv(const char* format, va_list ap) override {
+    char buf[1024];
+    std::vsnprintf(buf, sizeof(buf), format, ap);
+    spdlog::warn("rocksdb: {}", buf);
+  }
+};
+
+rocksdb::Options DbOptions() {
+  rocksdb::Options o;
+  o.info_log = std::make_shared<SpdLogger>();
+  o.paranoid_checks = true;
+  // A kill -9 can leave a half-written record at the WAL tail (never an acknowledged one, since
+  // those were synced); anything damaged before the tail is corruption and fails the open.
+  o.wal_recovery_mode = rocksdb::WALRecoveryMode::kTolerateCorruptedTailRecords;
+  o.max_background_jobs = 2;
+  o.write_buffer_size = 64 << 20;
+  o.keep_log_file_num = 3;
+  o.info_log_level = rocksdb::InfoLogLevel::WARN_LEVEL;
+  return o;
+}
+
+// Checks the folder before RocksDB sees it, so that the common mistakes get a plain message
+// and a wrong folder is never silently initialised as a new, empty store.
+Result<bool> CheckFolder(const std::string& path) {
+  std::error_code ec;
+  if (!fs::exists(path, ec)) {
+    fs::create_directories(path, ec);
+    if (ec) return StartError(path, "cannot create data folder: " + ec.message());
+  }
+  if (!fs::is_directory(path, ec)) return StartError(path, "not a directory");
+  if (::access(path.c_str(), W_OK) != 0) {
+    return StartError(path, std::string("data folder is not writable: ") + std::strerror(errno));
+  }
+  const bool has_db = fs::exists(fs::path(path) / "CURRENT", ec);
+  if (!has_db && !fs::is_empty(path, ec)) {
+    return StartError(path,
+                      "data folder is not empty but holds no store (CURRENT file missing); "
+                      "refusing to initialise over it");
+  }
+  return has_db;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<RocksStore>> RocksStore::Open(RocksStoreOptions options) {
+  auto has_db = CheckFolder(options.path);
+  if (!has_db.ok()) return has_db.status();
+  rocksdb::Options db_options = DbOptions();
+  db_options.create_if_missing = !*has_db;
+  db_options.error_if_exists = !*has_db;
+  rocksdb::DB* raw = nullptr;
+  rocksdb::Status s = rocksdb::DB::Open(db_options, options.path, &raw);
+  if (!s.ok()) {
+    std::string why = s.ToString();
+    if (s.IsIOError() && why.find("lock") != std::string::npos) {
+      why = "data folder is in use by another process (" + why + ")";
+    }
+    return StartError(options.path, why);
+  }
+  std::unique_ptr<rocksdb::DB> db(raw);
+  if (!*has_db) {
+    rocksdb::WriteBatch init;
+    init.Put(std::string(kFormatKey), std::string(kFormat));
+    init.Put(std::string(kRevisionKey), EncodeRevision(0));
+    init.Put(std::string(kCompactedKey), EncodeRevision(0));
+    rocksdb::WriteOptions wo;
+    wo.sync = true;
+    s = db->Write(wo, &init);
+    if (!s.ok()) return StartError(options.path, "cannot initialise: " + s.ToString());
+  }
+  std::unique_ptr<RocksStore> store(new RocksStore(std::move(options), std::move(db)));
+  Status loaded = store->Load();
+  if (!loaded.ok()) {
+    store->Close();
+    return StartError(store->options_.path, loaded.message());
+  }
+  store->committer_ = std::thread([s = store.get()] { s->CommitLoop(); });
+  return store;
+}
+
+RocksStore::RocksStore(RocksStoreOptions options, std::unique_ptr<rocksdb::DB> db)
+    : options_(std::move(options)),
+      now_(options_.history.now ? options_.history.now
+                                : [] { return std::chrono::system_clock::now(); }),
+      db_(std::move(db)),
+      map_(options_.history) {}
+
+RocksStore::~RocksStore() { Close(); }
+
+// Rebuilds the in-memory state from disk; every record is read with checksums verified, so a
+// damaged file fails the start instead of surfacing later.
+Status RocksStore::Load() {
+  rocksdb::ReadOptions ro;
+  ro.verify_checksums = true;
+  ro.fill_cache = false;
+  std::string value;
+  rocksdb::Status s = db_->Get(ro, std::string(kFormatKey), &value);
+  if (!s.ok() || value != kFormat) {
+    return InternalError("not a svcplane store or damaged (format record: " +
+                         (s.ok() ? "\"" + value + "\"" : s.ToString()) + ")");
+  }
+  Revision current = 0, compacted = 0;
+  for (auto [key, out] : {std::pair{kRevisionKey, &current}, {kCompactedKey, &compacted}}) {
+    s = db_->Get(ro, std::string(key), &value);
+    if (!s.ok()) return InternalError("missing " + std::string(key) + ": " + s.ToString());
+    auto rev = DecodeRevision(value);
+    if (!rev.ok()) return rev.status();
+    *out = *rev;
+  }
+  if (compacted > current) return InternalError("compacted revision above current revision");
+
+  std::vector<KeyValue> live;
+  std::vector<HistoryEntry> history;
+  std::unique_ptr<rocksdb::Iterator> it(db_->NewIterator(ro));
+  for (it->Seek(std::string(kLivePrefix)); it->Valid() && it->key().starts_with(kLivePrefix);
+       it->Next()) {
+    auto kv = DecodeLive(it->key().ToStringView(), it->value().ToStringView());
+    if (!kv.ok()) return kv.status();
+    if (kv->mod_revision > current) return InternalError("key revision above current revision");
+    live.push_back(std::move(*kv));
+  }
+  if (!it->status().ok()) return InternalError("reading keys: " + it->status().ToString());
+  Revision expect = compacted + 1;
+  for (it->Seek(HistoryKey(compacted + 1)); it->Valid() && it->key().starts_with(kHistoryPrefix);
+       it->Next()) {
+    auto e = DecodeEvent(it->key().ToStringView(), it->value().ToStringView());
+    if (!e.ok()) return e.status();
+    // History is written with every commit, so it must be gapless up to the current revision.
+    if (e->event->revision() != expect) {
+      return InternalError("watch history has a gap at revision " + std::to_string(expect));
+    }
+    ++expect;
+    history.push_back(std::move(*e));
+  }
+  if (!it->status().ok()) return InternalError("reading history: " + it->status().ToString());
+  if (expect != current + 1) {
+    return InternalError("watch history ends at " + std::to_string(expect - 1) +
+                         " but the current revision is " + std::to_string(current));
+  }
+  persisted_compacted_ = compacted;
+  map_.Reset(std::move(live), std::move(history), current, compacted,
+             UnavailableError("store reloaded"));
+  return Status::Ok();
+}
+
+void RocksStore::Close() {
+  {
+    std::lock_guard lock(mu_);
+    if (closing_ && !committer_.joinable() && !db_) return;
+    closing_ = true;
+  }
+  cv_.notify_all();
+  if (committer_.joinable()) committer_.join();
+  if (db_) {
+    db_->Close().PermitUncheckedError();
+    db_.reset();
+  }
+}
+
+Status RocksStore::FlushForTest() {
+  rocksdb::Status s = db_->Flush(rocksdb::FlushOptions());
+  return s.ok() ? Status::Ok() : UnavailableError(s.ToString());
+}
+
+Result<KeyValue> RocksStore::Get(std::string_view key) { return map_.Get(key); }
+
+Result<ListResult> RocksStore::List(const ListOptions& options) { return map_.List(options); }
+
+Result<KeyValue> RocksStore::Create(std::string_view key,
+                                    std::shared_ptr<const std::string> value) {
+  return Submit(WriteRequest{WriteKind::kCreate, std::string(key), std::move(value), 0});
+}
+
+Result<KeyValue> RocksStore::Update(std::string_view key, std::shared_ptr<const std::string> value,
+                                    Revision expected_mod_revision) {
+  return Submit(
+      WriteRequest{WriteKind::kUpdate, std::string(key), std::move(value), expected_mod_revision});
+}
+
+Result<KeyValue> RocksStore::Delete(std::string_view key, Revision expected_mod_revision) {
+  return Submit(WriteRequest{WriteKind::kDelete, std::string(key), nullptr, expected_mod_revision});
+}
+
+Result<std::unique_ptr<storage::WatchStream>> RocksStore::Watch(std::string_view prefix,
+                                                                Revision after_revision,
+                                                                const WatchOptions& options) {
+  return map_.Watch(prefix, after_revision, options);
+}
+
+Status RocksStore::Compact(Revision revision) {
+  auto r = Submit(CompactRequest{revision});
+  return r.ok() ? Status::Ok() : r.status();
+}
+
+Revision RocksStore::CurrentRevision() { return map_.current_revision(); }
+
+Revision RocksStore::CompactedRevision() { return map_.compacted_revision(); }
+
+Result<KeyValue> RocksStore::Submit(std::variant<WriteRequest, CompactRequest> request) {
+  std::future<Result<KeyValue>> done;
+  {
+    std::lock_guard lock(mu_);
+    if (!failed_.ok()) return failed_;
+    if (closing_) return UnavailableError("store closed");
+    queue_.push_back(Pending{std::move(request), {}});
+    done = queue_.back().done.get_future();
+  }
+  cv_.notify_one();
+  return done.get();
+}
+
+void RocksStore::CommitLoop() {
+  std::deque<Pending> group;
+  auto next_maintenance = std::chrono::steady_clock::now() + options_.maintenance_interval;
+  while (true) {
+    {
+      std::unique_lock lock(mu_);
+      cv_.wait_until(lock, next_maintenance, [&] { return closing_ || !queue_.empty(); });
+      if (queue_.empty() && closing_) return;
+      const size_t n = std::min(queue_.size(), options_.max_group);
+      for (size_t i = 0; i < n; ++i) {
+        group.push_back(std::move(queue_.front()));
+        queue_.pop_front();
+      }
+    }
+    if (std::chrono::steady_clock::now() >= next_maintenance) {
+      map_.TrimHistory();
+      next_maintenance = std::chrono::steady_clock::now() + options_.maintenance_interval;
+    }
+    CommitGroup(group);
+    group.clear();
+  }
+}
+
+// One group: plan every request against the state plus earlier requests of the group, write
+// one synced batch, then publish and answer. Nobody is answered before the sync returned.
+void RocksStore::CommitGroup(std::deque<Pending>& group) {
+  {
+    // After a failed write RocksDB must not be written again (its WAL writer is in an error
+    // state); the store stays unavailable until it is reopened.
+    std::lock_guard lock(mu_);
+    if (!failed_.ok()) {
+      for (auto& p : group) p.done.set_value(failed_);
+      return;
+    }
+  }
+  WritePlanner planner(map_, now_());
+  rocksdb::WriteBatch batch;
+  std::vector<Result<KeyValue>> results;
+  results.reserve(group.size());
+  Revision compact_to = 0;
+  for (auto& p : group) {
+    if (auto* c = std::get_if<CompactRequest>(&p.request)) {
+      // Compaction may name any revision committed so far, including earlier in this group.
+      const Revision last = map_.current_revision() + planner.planned();
+      if (c->revision > last) {
+        results.push_back(BadRequestError("cannot compact to future revision " +
+                                          std::to_string(c->revision) + " (current " +
+                                          std::to_string(last) + ")"));
+      } else {
+        compact_to = std::max(compact_to, c->revision);
+        results.push_back(KeyValue{});
+      }
+      continue;
+    }
+    auto& w = std::get<WriteRequest>(p.request);
+    auto event = planner.Plan(w);
+    if (!event.ok()) {
+      results.push_back(event.status());
+      continue;
+    }
+    const WatchEvent& e = **event;
+    if (e.type == WatchEvent::Type::kPut) {
+      batch.Put(LiveKey(e.kv.key), EncodeLive(e.kv));
+    } else {
+      batch.Delete(LiveKey(e.kv.key));
+    }
+    results.push_back(e.kv);
+  }
+  std::vector<HistoryEntry> entries = planner.TakeEntries();
+  for (const auto& h : entries) batch.Put(HistoryKey(h.event->revision()), EncodeEvent(h));
+  if (!entries.empty()) {
+    batch.Put(std::string(kRevisionKey), EncodeRevision(entries.back().event->revision()));
+  }
+  // History the map dropped earlier (by count, age or Compact) is deleted on disk in the same
+  // batch that records the new compacted revision, so the two never disagree. What Apply and
+  // Compact drop below is persisted by the next group or maintenance tick.
+  const Revision compacted = map_.compacted_revision();
+  if (compacted > persisted_compacted_) {
+    batch.DeleteRange(HistoryKey(persisted_compacted_ + 1), HistoryKey(compacted + 1));
+    batch.Put(std::string(kCompactedKey), EncodeRevision(compacted));
+  }
+
+  if (batch.Count() > 0) {
+    rocksdb::WriteOptions wo;
+    wo.sync = true;
+    rocksdb::Status s = db_->Write(wo, &batch);
+    if (!s.ok()) {
+      Status err =
+          UnavailableError("write failed, store is read-only until restarted: " + s.ToString());
+      {
+        std::lock_guard lock(mu_);
+        failed_ = err;
+      }
+      for (auto& p : group) p.done.set_value(err);
+      return;
+    }
+    persisted_compacted_ = std::max(persisted_compacted_, compacted);
+  }
+  map_.Apply(std::move(entries));
+  if (compact_to > 0) map_.Compact(compact_to).IgnoreError();
+  for (size_t i = 0; i < group.size(); ++i) group[i].done.set_value(std::move(results[i]));
+}
+
+}  // namespace svcplane::storage::rocks

@@ -1,0 +1,98 @@
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <future>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <variant>
+
+#include "storage/internal/versioned_map.h"
+#include "storage/store.h"
+
+namespace rocksdb {
+class DB;
+}
+
+namespace svcplane::storage::rocks {
+
+struct RocksStoreOptions {
+  std::string path;  // the data folder; created if missing, must be empty or ours
+  internal::HistoryOptions history;
+  // How often history is trimmed by age and compaction is persisted without writes.
+  std::chrono::milliseconds maintenance_interval = std::chrono::seconds(1);
+  // Upper bound on requests per group commit (one WriteBatch, one WAL sync).
+  size_t max_group = 4096;
+};
+
+// The embedded durable Store on RocksDB. Every write that returns OK has been synced to the
+// WAL (fdatasync) first; concurrent writers share one sync through a single committer thread
+// that checks preconditions, assigns consecutive revisions and writes one batch per group.
+// All committed state is also held in memory (internal::VersionedMap), so reads and watches
+// never touch the disk; the disk holds latest values, the current and compacted revisions and
+// the bounded watch history, so revisions and resumable watches survive restarts.
+//
+// The folder is locked (RocksDB's LOCK file): a second Open on it fails until Close.
+class RocksStore final : public Store {
+ public:
+  // Errors: Unavailable if the folder cannot be created/written, is locked by another process,
+  // holds files that are not a store, or the store is corrupt or has missing files.
+  static Result<std::unique_ptr<RocksStore>> Open(RocksStoreOptions options);
+  ~RocksStore() override;
+
+  Result<KeyValue> Get(std::string_view key) override;
+  Result<ListResult> List(const ListOptions& options) override;
+  Result<KeyValue> Create(std::string_view key, std::shared_ptr<const std::string> value) override;
+  Result<KeyValue> Update(std::string_view key, std::shared_ptr<const std::string> value,
+                          Revision expected_mod_revision) override;
+  Result<KeyValue> Delete(std::string_view key, Revision expected_mod_revision) override;
+  Result<std::unique_ptr<storage::WatchStream>> Watch(std::string_view prefix,
+                                                      Revision after_revision,
+                                                      const WatchOptions& options) override;
+  Status Compact(Revision revision) override;
+  Revision CurrentRevision() override;
+  Revision CompactedRevision() override;
+
+  // Waits for in-flight writes, stops the committer and closes the database.
+  void Close();
+
+  // Moves the memtable into an SST file, so tests can damage table files.
+  Status FlushForTest();
+
+ private:
+  struct CompactRequest {
+    Revision revision;
+  };
+  struct Pending {
+    std::variant<internal::WriteRequest, CompactRequest> request;
+    std::promise<Result<KeyValue>> done;
+  };
+
+  RocksStore(RocksStoreOptions options, std::unique_ptr<rocksdb::DB> db);
+  Status Load();
+  Result<KeyValue> Submit(std::variant<internal::WriteRequest, CompactRequest> request);
+  void CommitLoop();
+  void CommitGroup(std::deque<Pending>& group);
+
+  // Constant after construction.
+  const RocksStoreOptions options_;
+  const internal::WallClock now_;
+  std::unique_ptr<rocksdb::DB> db_;
+  internal::VersionedMap map_;
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<Pending> queue_;  // guarded by mu_
+  bool closing_ = false;       // guarded by mu_
+  Status failed_;              // guarded by mu_; set once a write failed, then sticky
+
+  // Committer thread only.
+  Revision persisted_compacted_ = 0;
+  std::thread committer_;
+};
+
+}  // namespace svcplane::storage::rocks

@@ -1,0 +1,226 @@
+#include "storage/rocks/rocks_store.h"
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "storage/testing/store_conformance.h"
+#include "storage/testing/temp_dir.h"
+
+namespace svcplane::storage::rocks {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace ::svcplane::storage::testing;  // NOLINT: the typed suite's names
+
+struct RocksFactory {
+  static constexpr bool kPersistent = true;
+  std::unique_ptr<Store> Open(const ConformanceOptions& options) {
+    RocksStoreOptions o;
+    o.path = dir.path() + "/db";
+    o.history.max_events = options.history_max_events;
+    o.history.future_wait = options.future_wait;
+    auto s = RocksStore::Open(std::move(o));
+    EXPECT_TRUE(s.ok()) << s.status().ToString();
+    return s.ok() ? std::move(*s) : nullptr;
+  }
+  TempDir dir;
+};
+
+INSTANTIATE_TYPED_TEST_SUITE_P(Rocks, StoreConformance, RocksFactory);
+
+class RocksStoreTest : public ::testing::Test {
+ protected:
+  Result<std::unique_ptr<RocksStore>> OpenAt(const std::string& path) {
+    RocksStoreOptions o;
+    o.path = path;
+    return RocksStore::Open(std::move(o));
+  }
+  std::string db_path() const { return dir_.path() + "/db"; }
+
+  // Creates keys k0..k{n-1} and flushes them into an SST file.
+  void WriteAndFlush(int n) {
+    auto s = OpenAt(db_path());
+    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    for (int i = 0; i < n; ++i) {
+      ASSERT_TRUE((*s)->Create("/k" + std::to_string(i), MakeValue(std::string(100, 'v'))).ok());
+    }
+    ASSERT_TRUE((*s)->FlushForTest().ok());
+  }
+
+  std::vector<fs::path> Files(std::string_view ext) {
+    std::vector<fs::path> out;
+    for (auto& e : fs::directory_iterator(db_path())) {
+      if (e.path().extension() == ext) out.push_back(e.path());
+    }
+    return out;
+  }
+
+  TempDir dir_;
+};
+
+TEST_F(RocksStoreTest, SecondOpenOfALockedFolderFails) {
+  auto first = OpenAt(db_path());
+  ASSERT_TRUE(first.ok());
+  auto second = OpenAt(db_path());
+  ASSERT_FALSE(second.ok());
+  EXPECT_EQ(second.status().code(), Code::kUnavailable);
+  EXPECT_NE(second.status().message().find("lock"), std::string::npos) << second.status().message();
+}
+
+TEST_F(RocksStoreTest, RefusesAFolderThatHoldsSomethingElse) {
+  fs::create_directories(db_path());
+  std::ofstream(db_path() + "/notes.txt") << "not a store";
+  auto s = OpenAt(db_path());
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.status().code(), Code::kUnavailable);
+  EXPECT_NE(s.status().message().find("not empty"), std::string::npos) << s.status().message();
+}
+
+TEST_F(RocksStoreTest, MissingCurrentFileFailsStart) {
+  WriteAndFlush(10);
+  fs::remove(db_path() + "/CURRENT");
+  auto s = OpenAt(db_path());
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find("CURRENT"), std::string::npos) << s.status().message();
+}
+
+TEST_F(RocksStoreTest, MissingTableFileFailsStart) {
+  WriteAndFlush(10);
+  auto ssts = Files(".sst");
+  ASSERT_FALSE(ssts.empty());
+  for (auto& f : ssts) fs::remove(f);
+  auto s = OpenAt(db_path());
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.status().code(), Code::kUnavailable);
+  std::cerr << "reported: " << s.status().message() << "\n";
+}
+
+TEST_F(RocksStoreTest, CorruptedTableFileFailsStart) {
+  WriteAndFlush(200);
+  auto ssts = Files(".sst");
+  ASSERT_FALSE(ssts.empty());
+  for (auto& f : ssts) {
+    std::fstream file(f, std::ios::in | std::ios::out | std::ios::binary);
+    file.seekp(100);
+    std::string junk(512, '\x5a');
+    file.write(junk.data(), static_cast<std::streamsize>(junk.size()));
+  }
+  auto s = OpenAt(db_path());
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.status().code(), Code::kUnavailable);
+  std::cerr << "reported: " << s.status().message() << "\n";
+}
+
+TEST_F(RocksStoreTest, AcknowledgedWritesSurviveReopenWithoutFlush) {
+  Revision last = 0;
+  {
+    auto s = OpenAt(db_path());
+    ASSERT_TRUE(s.ok());
+    for (int i = 0; i < 50; ++i) {
+      auto kv = (*s)->Create("/a/" + std::to_string(i), MakeValue("v" + std::to_string(i)));
+      ASSERT_TRUE(kv.ok());
+      last = kv->mod_revision;
+    }
+  }
+  auto s = OpenAt(db_path());
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ((*s)->CurrentRevision(), last);
+  auto list = (*s)->List({.prefix = "/a/"});
+  ASSERT_TRUE(list.ok());
+  EXPECT_EQ(list->items.size(), 50u);
+}
+
+TEST_F(RocksStoreTest, CompactionIsPersistedAndHistoryShrinksOnDisk) {
+  Revision mid = 0;
+  {
+    auto s = OpenAt(db_path());
+    ASSERT_TRUE(s.ok());
+    for (int i = 0; i < 20; ++i) {
+      auto kv = (*s)->Create("/c/" + std::to_string(i), MakeValue("v"));
+      ASSERT_TRUE(kv.ok());
+      if (i == 9) mid = kv->mod_revision;
+    }
+    ASSERT_TRUE((*s)->Compact(mid).ok());
+    // One more write persists the compaction in its batch.
+    ASSERT_TRUE((*s)->Create("/c/last", MakeValue("v")).ok());
+  }
+  auto s = OpenAt(db_path());
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ((*s)->CompactedRevision(), mid);
+  EXPECT_EQ((*s)->Watch("/c/", mid - 1, {}).status().code(), Code::kGone);
+  auto w = (*s)->Watch("/c/", mid, {});
+  ASSERT_TRUE(w.ok());
+  EXPECT_EQ(Collect(**w, 11).size(), 11u);
+}
+
+// Runs a shell command; false if it failed (e.g. not allowed to mount here).
+bool Shell(const std::string& cmd) { return std::system((cmd + " >/dev/null 2>&1").c_str()) == 0; }
+
+class TmpfsTest : public RocksStoreTest {
+ protected:
+  void SetUp() override {
+    mount_ = dir_.path() + "/mnt";
+    fs::create_directories(mount_);
+    if (!Shell("mount -t tmpfs -o size=6m tmpfs " + mount_)) {
+      GTEST_SKIP() << "cannot mount a tmpfs here (needs root)";
+    }
+    mounted_ = true;
+  }
+  void TearDown() override {
+    if (mounted_) Shell("umount -l " + mount_);
+  }
+  std::string mount_;
+  bool mounted_ = false;
+};
+
+TEST_F(TmpfsTest, ReadOnlyFolderFailsStartClearly) {
+  {
+    auto s = OpenAt(mount_ + "/db");
+    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    ASSERT_TRUE((*s)->Create("/x", MakeValue("1")).ok());
+  }
+  ASSERT_TRUE(Shell("mount -o remount,ro " + mount_));
+  auto s = OpenAt(mount_ + "/db");
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.status().code(), Code::kUnavailable);
+  EXPECT_NE(s.status().message().find("not writable"), std::string::npos) << s.status().message();
+}
+
+TEST_F(TmpfsTest, DiskFullFailsWritesAndKeepsAcknowledgedOnes) {
+  std::vector<std::string> acked;
+  Status failure;
+  {
+    auto s = OpenAt(mount_ + "/db");
+    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    for (int i = 0; i < 100000 && failure.ok(); ++i) {
+      std::string key = "/full/" + std::to_string(i);
+      auto r = (*s)->Create(key, MakeValue(std::string(1024, 'x')));
+      if (r.ok()) {
+        acked.push_back(key);
+      } else {
+        failure = r.status();
+      }
+    }
+    ASSERT_FALSE(failure.ok()) << "6 MB tmpfs never filled up";
+    EXPECT_EQ(failure.code(), Code::kUnavailable);
+    EXPECT_NE(failure.message().find("space"), std::string::npos) << failure.message();
+    // The store stays failed rather than accepting writes it may not keep.
+    EXPECT_EQ((*s)->Create("/full/again", MakeValue("x")).status().code(), Code::kUnavailable);
+  }
+  ASSERT_GT(acked.size(), 100u);
+  // Make room (as an operator would) and check that every acknowledged write is back.
+  ASSERT_TRUE(Shell("mount -o remount,size=64m " + mount_));
+  auto s = OpenAt(mount_ + "/db");
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  for (const auto& key : acked) {
+    auto kv = (*s)->Get(key);
+    ASSERT_TRUE(kv.ok()) << key << ": " << kv.status().ToString();
+    ASSERT_EQ(kv->value->size(), 1024u);
+  }
+}
+
+}  // namespace
+}  // namespace svcplane::storage::rocks
