@@ -8,6 +8,9 @@ type=${2:-RelWithDebInfo}
 shift $(( $# > 2 ? 2 : $# ))
 export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/ccache}
 export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-5G}
+# Hits across clones in different folders (CI builds a fresh clone): paths become relative.
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$PWD}
+export CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-true}
 cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE="$type" \
   -DCMAKE_CXX_COMPILER_LAUNCHER=ccache "$@" >/dev/null
 cmake --build "$dir" -j "$(nproc)"

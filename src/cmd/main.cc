@@ -1,9 +1,62 @@
 // svcplane: the service-discovery control plane. main() wires subcommands and nothing else.
 #include <CLI/CLI.hpp>
 
+#include <csignal>
 #include <iostream>
 
+#include "apiserver/server/api_server.h"
 #include "base/logging.h"
+
+namespace {
+
+// simdjson's decoder is compiled for x86-64-v3 (see src/api/codec/CMakeLists.txt).
+bool CpuSupported() {
+#if defined(__x86_64__)
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2") &&
+         __builtin_cpu_supports("pclmul");
+#else
+  return true;
+#endif
+}
+
+// Splits "HOST:PORT" (IPv6 as "[::1]:6443").
+bool ParseListen(const std::string& listen, std::string* host, uint16_t* port) {
+  auto colon = listen.rfind(':');
+  if (colon == std::string::npos) return false;
+  *host = listen.substr(0, colon);
+  if (host->size() >= 2 && host->front() == '[' && host->back() == ']') {
+    *host = host->substr(1, host->size() - 2);
+  }
+  try {
+    int p = std::stoi(listen.substr(colon + 1));
+    if (p < 0 || p > 65535) return false;
+    *port = static_cast<uint16_t>(p);
+  } catch (...) {
+    return false;
+  }
+  return !host->empty();
+}
+
+int Serve(const svcplane::apiserver::server::ApiServerOptions& options) {
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);  // every thread started below inherits it
+  auto server = svcplane::apiserver::server::ApiServer::Start(options);
+  if (!server.ok()) {
+    std::cerr << "svcplane: " << server.status().message() << "\n";
+    return 1;
+  }
+  int sig = 0;
+  sigwait(&signals, &sig);
+  spdlog::info("received {}, shutting down", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+  (*server)->Shutdown();
+  return 0;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"svcplane: Kubernetes' service-discovery control plane"};
@@ -14,6 +67,23 @@ int main(int argc, char** argv) {
 
   auto* version = app.add_subcommand("version", "Print the version");
 
+  svcplane::apiserver::server::ApiServerOptions serve_opts;
+  std::string listen = "127.0.0.1:6443";
+  std::string cluster_ip_range = "10.96.0.0/12";
+  std::string node_port_range = "30000-32767";
+  auto* serve = app.add_subcommand("serve", "Run the API server on the embedded store");
+  serve->add_option("--data-dir", serve_opts.data_dir, "data folder")->capture_default_str();
+  serve->add_option("--listen", listen, "HOST:PORT to serve HTTPS on")->capture_default_str();
+  serve->add_option("--store", serve_opts.store, "storage backend: embedded")
+      ->capture_default_str();
+  serve
+      ->add_option("--service-cluster-ip-range", cluster_ip_range,
+                   "ClusterIP range (allocation arrives with the bootstrap issue)")
+      ->capture_default_str();
+  serve->add_option("--service-node-port-range", node_port_range, "NodePort range")
+      ->capture_default_str();
+  serve->add_option("--log-level", log_level, "trace, debug, info, warn, error");
+
   CLI11_PARSE(app, argc, argv);
   if (auto st = svcplane::SetLogLevel(log_level); !st.ok()) {
     std::cerr << st.message() << "\n";
@@ -22,6 +92,17 @@ int main(int argc, char** argv) {
   if (*version) {
     std::cout << "svcplane " << SVCPLANE_VERSION << "\n";
     return 0;
+  }
+  if (!CpuSupported()) {
+    std::cerr << "svcplane: this build needs an x86-64-v3 CPU (AVX2, BMI2, PCLMUL)\n";
+    return 1;
+  }
+  if (*serve) {
+    if (!ParseListen(listen, &serve_opts.host, &serve_opts.port)) {
+      std::cerr << "svcplane: --listen must be HOST:PORT, got \"" << listen << "\"\n";
+      return 2;
+    }
+    return Serve(serve_opts);
   }
   return 0;
 }

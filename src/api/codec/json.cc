@@ -148,6 +148,8 @@ SVCPLANE_INSTANTIATE(EventList)
 SVCPLANE_INSTANTIATE(EndpointSliceList)
 SVCPLANE_INSTANTIATE(LeaseList)
 SVCPLANE_INSTANTIATE(meta::StatusObject)
+SVCPLANE_INSTANTIATE(meta::ListMeta)
+SVCPLANE_INSTANTIATE(meta::ObjectMeta)
 #undef SVCPLANE_INSTANTIATE
 
 }  // namespace svcplane::api::codec

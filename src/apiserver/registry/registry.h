@@ -308,8 +308,12 @@ class Registry {
     FillTypeMeta(n);
     auto bytes = Encode(n);
     if (*bytes == *cur.value) return *current;  // a no-op write: same RV, no event
-    if (n.metadata.deletion_timestamp && n.metadata.finalizers.empty() &&
-        n.metadata.deletion_grace_period_seconds.value_or(0) == 0) {
+    bool releasable = n.metadata.deletion_timestamp && n.metadata.finalizers.empty() &&
+                      n.metadata.deletion_grace_period_seconds.value_or(0) == 0;
+    if constexpr (std::is_same_v<T, api::core::v1::Namespace>) {
+      releasable = releasable && n.spec.finalizers.empty();  // the namespace controller's turn
+    }
+    if (releasable) {
       // The last finalizer is gone from an object being deleted: delete it now.
       if (wo.dry_run) return Unstored(std::move(n));
       auto del = ctx_.store->Delete(cur.key, cur.mod_revision);

@@ -1,0 +1,37 @@
+#include "apiserver/rest/resource_handler.h"
+
+namespace svcplane::apiserver::rest {
+
+http::Response JsonResponse(int status, std::string body, std::string_view content_type) {
+  http::Response r;
+  r.status = status;
+  r.body = std::move(body);
+  if (!content_type.empty()) r.content_type = std::string(content_type);
+  return r;
+}
+
+Result<std::string> RequestBodyJson(const http::Request& req) {
+  std::string_view ct = req.Header("Content-Type").value_or("");
+  ct = ct.substr(0, ct.find(';'));
+  while (!ct.empty() && ct.back() == ' ') ct.remove_suffix(1);
+  if (ct.empty() || ct == "application/json" || ct == "*/*") return req.body;
+  if (ct == "application/yaml" || ct == "application/x-yaml" || ct == "text/yaml") {
+    auto docs = api::codec::YamlToJson(req.body);
+    if (!docs.ok()) return docs.status();
+    if (docs->size() != 1) return BadRequestError("expected exactly one YAML document");
+    return std::move((*docs)[0]);
+  }
+  return Status(Code::kUnsupportedMediaType,
+                "the body of the request was in an unknown format - accepted media types "
+                "include: application/json, application/yaml");
+}
+
+std::string WatchLine(std::string_view type, std::string_view object_json) {
+  std::string out;
+  out.reserve(object_json.size() + type.size() + 24);
+  api::codec::EncodeWatchEvent(type, object_json, &out);
+  out.push_back('\n');
+  return out;
+}
+
+}  // namespace svcplane::apiserver::rest

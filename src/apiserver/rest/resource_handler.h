@@ -1,0 +1,473 @@
+#pragma once
+
+// REST verbs of one resource over its registry (api-wire §2): get, list, watch, create, update,
+// patch, delete, deletecollection, and the status/finalize subresources.
+
+#include <chrono>
+#include <memory>
+#include <random>
+#include <string>
+#include <string_view>
+
+#include "api/codec/json.h"
+#include "api/codec/yaml.h"
+#include "apiserver/http/handler.h"
+#include "apiserver/registry/registry.h"
+#include "apiserver/rest/query.h"
+#include "apiserver/rest/request_info.h"
+#include "apiserver/rest/status_body.h"
+#include "apiserver/rest/watch_hub.h"
+#include "apiserver/table/accept.h"
+#include "apiserver/table/table.h"
+
+namespace svcplane::apiserver::rest {
+
+// One resource's REST endpoint, type-erased for the router.
+class Endpoint {
+ public:
+  virtual ~Endpoint() = default;
+  virtual http::Reply Handle(const http::Request& req, const RequestInfo& info) = 0;
+};
+
+http::Response JsonResponse(int status, std::string body, std::string_view content_type = {});
+// The body of a create/update as JSON: JSON as is, YAML converted; anything else is 415.
+Result<std::string> RequestBodyJson(const http::Request& req);
+// A watch event line: {"type":"ADDED","object":...}\n
+std::string WatchLine(std::string_view type, std::string_view object_json);
+
+template <typename T>
+class WatchPumpFor;
+
+template <typename T>
+class ResourceHandler final : public Endpoint {
+ public:
+  ResourceHandler(registry::Registry<T>* registry, WatchHub* hub) : reg_(registry), hub_(hub) {}
+
+  http::Reply Handle(const http::Request& req, const RequestInfo& info) override {
+    const auto& m = req.method;
+    Result<http::Reply> r = Status(Code::kMethodNotAllowed,
+                                   "the server does not allow this method on the requested "
+                                   "resource");
+    if (m == "GET") {
+      if (info.name.empty() || QueryBool(req, "watch")) {
+        r = ListOrWatch(req, info);
+      } else {
+        r = Get(req, info);
+      }
+    } else if (m == "POST" && info.name.empty() && info.subresource.empty()) {
+      r = Create(req, info);
+    } else if (m == "PUT" && !info.name.empty()) {
+      r = Update(req, info);
+    } else if (m == "PATCH" && !info.name.empty()) {
+      r = Patch(req, info);
+    } else if (m == "DELETE" && !info.name.empty() && info.subresource.empty()) {
+      r = Delete(req, info);
+    } else if (m == "DELETE" && info.name.empty() && !info.ns.empty() &&
+               reg_->info().resource != "namespaces") {
+      r = DeleteCollection(req, info);
+    }
+    if (!r.ok()) return ErrorResponse(r.status(), Target(info.name));
+    return std::move(*r);
+  }
+
+ private:
+  StatusTarget Target(std::string_view name) const {
+    const auto& ri = reg_->info();
+    return {name, ri.group, ri.resource, ri.kind};
+  }
+
+  static registry::Subresource Sub(const RequestInfo& info) {
+    if (info.subresource == "status") return registry::Subresource::kStatus;
+    if (info.subresource == "finalize") return registry::Subresource::kFinalize;
+    return registry::Subresource::kNone;
+  }
+
+  table::TableOptions TableOpts(const http::Request& req, table::ResponseFormat f,
+                                Status* error) const {
+    table::TableOptions o;
+    o.v1beta1 = f == table::ResponseFormat::kTableV1beta1;
+    o.now = std::chrono::system_clock::now();
+    if (auto inc = req.Query("includeObject")) {
+      auto parsed = table::ParseIncludeObject(*inc);
+      if (!parsed) {
+        *error = BadRequestError("invalid includeObject: \"" + std::string(*inc) + "\"");
+      } else {
+        o.include_object = *parsed;
+      }
+    }
+    return o;
+  }
+
+  static Result<table::ResponseFormat> Negotiate(const http::Request& req) {
+    auto f = table::NegotiateResponse(req.Header("Accept").value_or(""));
+    if (f == table::ResponseFormat::kNotAcceptable) {
+      return Status(Code::kUnsupportedMediaType,
+                    "only the following media types are accepted: application/json, "
+                    "application/json;as=Table;v=v1;g=meta.k8s.io");
+    }
+    return f;
+  }
+
+  Result<http::Reply> Get(const http::Request& req, const RequestInfo& info) {
+    auto format = Negotiate(req);
+    if (!format.ok()) return format.status();
+    auto obj = reg_->Get(info.ns, info.name);
+    if (!obj.ok()) return obj.status();
+    return EncodeOne(req, *format, *obj);
+  }
+
+  Result<http::Reply> EncodeOne(const http::Request& req, table::ResponseFormat format,
+                                const registry::Object<T>& obj) {
+    using F = table::ResponseFormat;
+    if (format == F::kJson) return http::Reply(JsonResponse(200, *obj.json));
+    if (format == F::kPartialObjectMetadata) {
+      return http::Reply(JsonResponse(200, table::EncodePartialObjectMetadata(*obj.json),
+                                      table::ResponseContentType(format, false)));
+    }
+    Status err;
+    auto opts = TableOpts(req, format, &err);
+    if (!err.ok()) return err;
+    table::TableItem<T> item{obj.obj.get(), *obj.json};
+    return http::Reply(JsonResponse(200, table::EncodeObjectTable(item, opts),
+                                    table::ResponseContentType(format, false)));
+  }
+
+  Result<http::Reply> ListOrWatch(const http::Request& req, const RequestInfo& info) {
+    auto format = Negotiate(req);
+    if (!format.ok()) return format.status();
+    auto params = ParseListParams(req, reg_->info(), info.name);
+    if (!params.ok()) return params.status();
+    if (params->watch) return Watch(req, info, *format, std::move(*params));
+    auto list = reg_->List(info.ns, params->query);
+    if (!list.ok()) return list.status();
+    api::meta::ListMeta meta;
+    meta.resource_version = std::to_string(list->revision);
+    meta.continue_ = list->continue_token;
+    meta.remaining_item_count = list->remaining_item_count;
+    using F = table::ResponseFormat;
+    if (*format == F::kTableV1 || *format == F::kTableV1beta1) {
+      Status err;
+      auto opts = TableOpts(req, *format, &err);
+      if (!err.ok()) return err;
+      std::vector<table::TableItem<T>> items;
+      items.reserve(list->items.size());
+      for (const auto& o : list->items) items.push_back({o.obj.get(), *o.json});
+      return http::Reply(JsonResponse(200, table::EncodeListTable<T>(items, meta, opts),
+                                      table::ResponseContentType(*format, true)));
+    }
+    if (*format == F::kPartialObjectMetadata) {
+      std::vector<std::string_view> jsons;
+      for (const auto& o : list->items) jsons.push_back(*o.json);
+      return http::Reply(JsonResponse(200, table::EncodePartialObjectMetadataList(jsons, meta),
+                                      table::ResponseContentType(*format, true)));
+    }
+    std::string body;
+    size_t total = 0;
+    for (const auto& o : list->items) total += o.json->size() + 1;
+    body.reserve(total + 256);
+    body += "{\"kind\":\"";
+    body += reg_->info().list_kind;
+    body += "\",\"apiVersion\":\"";
+    body += reg_->info().GroupVersion();
+    body += "\",\"metadata\":";
+    api::codec::EncodeJson(meta, &body);
+    body += ",\"items\":[";
+    for (size_t i = 0; i < list->items.size(); ++i) {
+      if (i) body.push_back(',');
+      body += *list->items[i].json;
+    }
+    body += "]}";
+    return http::Reply(JsonResponse(200, std::move(body)));
+  }
+
+  Result<http::Reply> Watch(const http::Request& req, const RequestInfo& info,
+                            table::ResponseFormat format, ListParams params);
+
+  Result<T> DecodeBody(const http::Request& req, const RequestInfo& info) {
+    auto json = RequestBodyJson(req);
+    if (!json.ok()) return json.status();
+    const auto& ri = reg_->info();
+    auto obj = api::codec::DecodeJson<T>(*json);
+    if (!obj.ok()) {
+      return BadRequestError(std::string(ri.kind) + " in version \"" + std::string(ri.version) +
+                             "\" cannot be handled as a " + std::string(ri.kind) + ": " +
+                             obj.status().message());
+    }
+    if (!obj->api_version.empty() && obj->api_version != ri.GroupVersion()) {
+      return BadRequestError("the API version in the data (" + obj->api_version +
+                             ") does not match the expected API version (" + ri.GroupVersion() +
+                             ")");
+    }
+    if (!obj->kind.empty() && obj->kind != ri.kind) {
+      return BadRequestError("the kind in the data (" + obj->kind +
+                             ") does not match the expected kind (" + std::string(ri.kind) + ")");
+    }
+    if (ri.namespaced && !obj->metadata.namespace_.empty() && obj->metadata.namespace_ != info.ns) {
+      return BadRequestError(
+          "the namespace of the provided object does not match the namespace sent on the "
+          "request");
+    }
+    if (!info.name.empty() && !obj->metadata.name.empty() && obj->metadata.name != info.name) {
+      return BadRequestError("the name of the object (" + obj->metadata.name +
+                             ") does not match the name on the URL (" + info.name + ")");
+    }
+    if (!info.name.empty()) obj->metadata.name = info.name;
+    return obj;
+  }
+
+  Result<http::Reply> Create(const http::Request& req, const RequestInfo& info) {
+    auto dry = ParseDryRun(req);
+    if (!dry.ok()) return dry.status();
+    auto obj = DecodeBody(req, info);
+    if (!obj.ok()) return obj.status();
+    std::string name = obj->metadata.name;
+    auto created = reg_->Create(info.ns, std::move(*obj), {.dry_run = *dry});
+    if (!created.ok()) return http::Reply(ErrorResponse(created.status(), Target(name)));
+    return http::Reply(JsonResponse(201, *created->json));
+  }
+
+  Result<http::Reply> Update(const http::Request& req, const RequestInfo& info) {
+    auto dry = ParseDryRun(req);
+    if (!dry.ok()) return dry.status();
+    auto obj = DecodeBody(req, info);
+    if (!obj.ok()) return obj.status();
+    bool created = false;
+    auto updated =
+        reg_->Update(info.ns, info.name, Sub(info), std::move(*obj), {.dry_run = *dry}, &created);
+    if (!updated.ok()) return updated.status();
+    return http::Reply(JsonResponse(created ? 201 : 200, *updated->json));
+  }
+
+  Result<http::Reply> Patch(const http::Request& req, const RequestInfo& info) {
+    auto dry = ParseDryRun(req);
+    if (!dry.ok()) return dry.status();
+    auto patched =
+        reg_->Patch(info.ns, info.name, Sub(info), req.Header("Content-Type").value_or(""),
+                    req.body, {.dry_run = *dry});
+    if (!patched.ok()) return patched.status();
+    return http::Reply(JsonResponse(200, *patched->json));
+  }
+
+  Result<http::Reply> Delete(const http::Request& req, const RequestInfo& info) {
+    auto opts = ParseDeleteOptions(req);
+    if (!opts.ok()) return opts.status();
+    auto del = reg_->Delete(info.ns, info.name, *opts);
+    if (!del.ok()) return del.status();
+    if (!del->deleted || std::is_same_v<T, api::core::v1::Pod>) {
+      return http::Reply(JsonResponse(200, *del->object.json));
+    }
+    return http::Reply(
+        JsonResponse(200, SuccessStatusJson(Target(info.name), del->object.obj->metadata.uid)));
+  }
+
+  Result<http::Reply> DeleteCollection(const http::Request& req, const RequestInfo& info) {
+    auto params = ParseListParams(req, reg_->info(), "");
+    if (!params.ok()) return params.status();
+    auto opts = ParseDeleteOptions(req);
+    if (!opts.ok()) return opts.status();
+    auto list = reg_->List(info.ns, params->query);
+    if (!list.ok()) return list.status();
+    std::string body = "{\"kind\":\"" + std::string(reg_->info().list_kind) +
+                       "\",\"apiVersion\":\"" + reg_->info().GroupVersion() +
+                       "\",\"metadata\":{},\"items\":[";
+    bool first = true;
+    for (const auto& o : list->items) {
+      auto del = reg_->Delete(o.obj->metadata.namespace_, o.obj->metadata.name, *opts);
+      if (!del.ok()) {
+        if (del.status().code() == Code::kNotFound) continue;
+        return del.status();
+      }
+      if (!first) body.push_back(',');
+      first = false;
+      body += *del->object.json;
+    }
+    body += "]}";
+    return http::Reply(JsonResponse(200, std::move(body)));
+  }
+
+  registry::Registry<T>* reg_;
+  WatchHub* hub_;
+};
+
+// Feeds one TypedWatch into one chunked HTTP stream (api-wire §6).
+template <typename T>
+class WatchPumpFor final : public WatchPump {
+ public:
+  struct Options {
+    table::ResponseFormat format = table::ResponseFormat::kJson;
+    table::TableOptions table;
+    bool bookmarks = false;
+    bool send_initial_events = false;
+    std::chrono::steady_clock::time_point deadline;
+  };
+
+  WatchPumpFor(std::shared_ptr<http::StreamWriter> writer, Options options)
+      : writer_(std::move(writer)), options_(std::move(options)) {
+    next_bookmark_ = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  }
+
+  void SetWatch(std::unique_ptr<registry::TypedWatch<T>> watch, size_t initial_events) {
+    std::lock_guard lock(mu);
+    watch_ = std::move(watch);
+    initial_left_ = initial_events;
+  }
+
+  void Drain() override {
+    if (ended_ || !watch_) return;
+    if (writer_->ended()) return End(false);
+    for (int round = 0; round < 64; ++round) {
+      auto batch = watch_->Poll(256);
+      if (!batch.ok()) return Fail(batch.status());
+      if (batch->empty()) break;
+      std::string out;
+      for (const auto& item : *batch) {
+        AppendEvent(item, &out);
+        if (initial_left_ > 0 && --initial_left_ == 0 && options_.send_initial_events) {
+          AppendBookmark(true, &out);
+        }
+      }
+      if (writer_->Write(out) != http::WriteResult::kOk) return End(false);
+    }
+    if (options_.send_initial_events && !initial_end_sent_ && initial_left_ == 0) {
+      std::string out;
+      AppendBookmark(true, &out);
+      if (writer_->Write(out) != http::WriteResult::kOk) return End(false);
+    }
+  }
+
+  bool Tick(std::chrono::steady_clock::time_point now) override {
+    if (ended_) return false;
+    if (writer_->ended()) {
+      End(false);
+      return false;
+    }
+    if (!watch_) return true;
+    if (now >= options_.deadline) {
+      End(true);
+      return false;
+    }
+    if (options_.bookmarks &&
+        (now >= next_bookmark_ || options_.deadline - now < std::chrono::seconds(2))) {
+      next_bookmark_ = now + std::chrono::seconds(60);
+      if (watch_->last_revision() > last_bookmark_) {
+        std::string out;
+        AppendBookmark(false, &out);
+        if (writer_->Write(out) != http::WriteResult::kOk) End(false);
+      }
+    }
+    return !ended_;
+  }
+
+ private:
+  void AppendEvent(const registry::WatchItem<T>& item, std::string* out) {
+    auto type = registry::WatchEventTypeName(item.type);
+    using F = table::ResponseFormat;
+    if (options_.format == F::kTableV1 || options_.format == F::kTableV1beta1) {
+      table::TableItem<T> row{item.object.obj.get(), *item.object.json};
+      out->append(WatchLine(type, table::EncodeWatchTable(row, first_table_, options_.table)));
+      first_table_ = false;
+    } else if (options_.format == F::kPartialObjectMetadata) {
+      out->append(WatchLine(type, table::EncodePartialObjectMetadata(*item.object.json)));
+    } else {
+      out->append(WatchLine(type, *item.object.json));
+    }
+  }
+
+  void AppendBookmark(bool initial_end, std::string* out) {
+    if (initial_end) initial_end_sent_ = true;
+    last_bookmark_ = watch_->last_revision();
+    const auto& ri = registry::InfoOf<T>();
+    std::string obj = "{\"kind\":\"" + std::string(ri.kind) + "\",\"apiVersion\":\"" +
+                      ri.GroupVersion() + "\",\"metadata\":{\"resourceVersion\":\"" +
+                      std::to_string(watch_->last_revision()) + "\",\"creationTimestamp\":null";
+    if (initial_end) obj += ",\"annotations\":{\"k8s.io/initial-events-end\":\"true\"}";
+    obj += "}}";
+    out->append(WatchLine("BOOKMARK", obj));
+  }
+
+  void Fail(const Status& st) {
+    if (st.code() == Code::kGone) {
+      writer_->Write(WatchLine("ERROR", FailureStatusJson(st, {})));
+    }
+    // Dropped (too slow) or store closing: end the stream; the client re-watches from its RV.
+    End(false);
+  }
+
+  void End(bool bookmark) {
+    if (ended_) return;
+    if (bookmark && options_.bookmarks && watch_) {
+      std::string out;
+      AppendBookmark(false, &out);
+      writer_->Write(out);
+    }
+    ended_ = true;
+    if (watch_) watch_->Stop();
+    writer_->Close();
+  }
+
+  std::shared_ptr<http::StreamWriter> writer_;
+  Options options_;
+  std::unique_ptr<registry::TypedWatch<T>> watch_;
+  size_t initial_left_ = 0;
+  bool initial_end_sent_ = false;
+  bool first_table_ = true;
+  bool ended_ = false;
+  storage::Revision last_bookmark_ = 0;
+  std::chrono::steady_clock::time_point next_bookmark_;
+};
+
+template <typename T>
+Result<http::Reply> ResourceHandler<T>::Watch(const http::Request& req, const RequestInfo& info,
+                                              table::ResponseFormat format, ListParams params) {
+  typename WatchPumpFor<T>::Options opts;
+  opts.format = format;
+  Status err;
+  opts.table = TableOpts(req, format, &err);
+  if (!err.ok()) return err;
+  opts.bookmarks = params.allow_bookmarks;
+  opts.send_initial_events = params.send_initial_events;
+  int64_t timeout = params.timeout_seconds.value_or(0);
+  if (timeout <= 0) {
+    thread_local std::mt19937 rng(std::random_device{}());
+    timeout = 1800 + static_cast<int64_t>(rng() % 1800);  // upstream: [1, 2) x 30 min
+  }
+  opts.deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout);
+  if (params.send_initial_events && params.query.resource_version != "0") {
+    // sendInitialEvents with an RV: the state at least that fresh, as initial events.
+    params.query.resource_version.clear();
+  }
+  http::StreamHead head;
+  head.content_type = "application/json";
+  if (format == table::ResponseFormat::kTableV1 || format == table::ResponseFormat::kTableV1beta1 ||
+      format == table::ResponseFormat::kPartialObjectMetadata) {
+    head.content_type = std::string(table::ResponseContentType(format, false));
+  }
+  auto writer = http::StreamWriter::Create(std::move(head));
+  auto pump = std::make_shared<WatchPumpFor<T>>(writer, std::move(opts));
+  std::weak_ptr<WatchPump> weak = pump;
+  WatchHub* hub = hub_;
+  storage::WatchOptions wopts;
+  wopts.notify = [weak, hub] {
+    if (auto p = weak.lock()) hub->Schedule(p);
+  };
+  auto watch = reg_->Watch(info.ns, params.query, std::move(wopts));
+  if (!watch.ok()) {
+    if (watch.status().code() == Code::kGone) {
+      // 410 travels inside the stream, as upstream's cacher sends it: 200 + one ERROR event.
+      writer->Write(WatchLine("ERROR", FailureStatusJson(watch.status(), {})));
+      writer->Close();
+      return http::Reply(writer);
+    }
+    return watch.status();
+  }
+  size_t initial = 0;
+  if (params.query.resource_version.empty() || params.query.resource_version == "0") {
+    initial = (*watch)->initial_count();
+  }
+  pump->SetWatch(std::move(*watch), initial);
+  hub_->Register(pump);
+  hub_->Schedule(pump);
+  return http::Reply(writer);
+}
+
+}  // namespace svcplane::apiserver::rest

@@ -1,0 +1,93 @@
+#include "apiserver/rest/router.h"
+
+#include <vector>
+
+namespace svcplane::apiserver::rest {
+namespace {
+
+http::Response NotFoundResponse() {
+  return ErrorResponse(NotFoundError(std::string(kNotFoundMessage)));
+}
+
+std::vector<std::string_view> Segments(std::string_view path) {
+  std::vector<std::string_view> out;
+  size_t i = 0;
+  while (i < path.size()) {
+    while (i < path.size() && path[i] == '/') ++i;
+    size_t j = path.find('/', i);
+    if (j == std::string_view::npos) j = path.size();
+    if (j > i) out.push_back(path.substr(i, j - i));
+    i = j;
+  }
+  return out;
+}
+
+}  // namespace
+
+void Router::Add(std::string_view group, std::string_view resource,
+                 std::unique_ptr<Endpoint> endpoint) {
+  endpoints_[std::string(group) + "/" + std::string(resource)] = std::move(endpoint);
+}
+
+http::Reply Router::Discovery(const http::Request& req, bool* handled) {
+  *handled = true;
+  auto seg = Segments(req.path);
+  const bool aggregated = discovery::AcceptsAggregated(req.Header("Accept").value_or(""));
+  auto doc = [](const std::string& body, std::string_view type = "application/json") {
+    return http::Reply(JsonResponse(200, body, type));
+  };
+  if (seg.size() == 1 && seg[0] == "version") return doc(discovery_->Version());
+  if (seg.size() == 1 && seg[0] == "api") {
+    return aggregated ? doc(discovery_->AggregatedApi(), discovery::kAggregatedContentType)
+                      : doc(discovery_->LegacyApi());
+  }
+  if (seg.size() == 1 && seg[0] == "apis") {
+    return aggregated ? doc(discovery_->AggregatedApis(), discovery::kAggregatedContentType)
+                      : doc(discovery_->LegacyApis());
+  }
+  if (seg.size() == 2 && seg[0] == "api") {
+    const std::string* list = discovery_->ResourceList("", seg[1]);
+    return list ? doc(*list) : http::Reply(NotFoundResponse());
+  }
+  if (seg.size() == 2 && seg[0] == "apis") {
+    const std::string* group = discovery_->Group(seg[1]);
+    return group ? doc(*group) : http::Reply(NotFoundResponse());
+  }
+  if (seg.size() == 3 && seg[0] == "apis") {
+    const std::string* list = discovery_->ResourceList(seg[1], seg[2]);
+    return list ? doc(*list) : http::Reply(NotFoundResponse());
+  }
+  if (seg.size() >= 2 && seg[0] == "openapi" && seg[1] == "v3") {
+    if (seg.size() == 2) return doc(openapi_->Index());
+    std::string_view rest = req.path;
+    rest.remove_prefix(rest.find("v3/") + 3);
+    const std::string* gv = openapi_->GroupVersion(rest);
+    if (!gv) return http::Reply(NotFoundResponse());
+    http::Response r = JsonResponse(200, *gv);
+    r.headers.emplace_back("ETag", "\"" + std::string(openapi_->Hash(rest)) + "\"");
+    return http::Reply(std::move(r));
+  }
+  if (seg.size() >= 1 && seg[0] == "openapi") return http::Reply(NotFoundResponse());
+  *handled = false;
+  return http::Reply(NotFoundResponse());
+}
+
+http::Reply Router::Handle(const http::Request& req) {
+  auto info = ParseResourcePath(req.path);
+  if (!info.ok()) {
+    bool handled = false;
+    http::Reply r = Discovery(req, &handled);
+    if (handled && req.method != "GET") {
+      return ErrorResponse(Status(Code::kMethodNotAllowed,
+                                  "the server does not allow this method on the requested "
+                                  "resource"));
+    }
+    return r;
+  }
+  auto it = endpoints_.find(std::string(info->resource->group) + "/" +
+                            std::string(info->resource->resource));
+  if (it == endpoints_.end()) return NotFoundResponse();
+  return it->second->Handle(req, *info);
+}
+
+}  // namespace svcplane::apiserver::rest

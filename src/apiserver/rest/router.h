@@ -1,0 +1,34 @@
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include "apiserver/discovery/discovery.h"
+#include "apiserver/http/handler.h"
+#include "apiserver/openapi/openapi.h"
+#include "apiserver/rest/resource_handler.h"
+
+namespace svcplane::apiserver::rest {
+
+// The server's request handler: discovery (/version, /api, /apis...), OpenAPI v3, and every
+// served resource path. Health endpoints are answered by the HTTP layer itself.
+class Router {
+ public:
+  Router(const discovery::Documents* discovery, const openapi::Documents* openapi)
+      : discovery_(discovery), openapi_(openapi) {}
+
+  // `resource` as in the resource table ("pods"), with its group ("" for core).
+  void Add(std::string_view group, std::string_view resource, std::unique_ptr<Endpoint> endpoint);
+
+  http::Reply Handle(const http::Request& req);
+
+ private:
+  http::Reply Discovery(const http::Request& req, bool* handled);
+
+  const discovery::Documents* discovery_;
+  const openapi::Documents* openapi_;
+  std::map<std::string, std::unique_ptr<Endpoint>> endpoints_;  // "group/resource"
+};
+
+}  // namespace svcplane::apiserver::rest

@@ -1,0 +1,57 @@
+#include "apiserver/rest/status_body.h"
+
+#include "api/codec/json.h"
+#include "apiserver/http/status_response.h"
+
+namespace svcplane::apiserver::rest {
+
+std::string FailureStatusJson(const Status& st, const StatusTarget& target) {
+  api::meta::StatusObject body;
+  body.status = "Failure";
+  body.message = st.message();
+  body.reason = std::string(CodeName(st.code()));
+  body.code = http::HttpCodeFor(st.code());
+  if (st.code() == Code::kInternal || st.code() == Code::kBadRequest) {
+    body.reason = st.code() == Code::kBadRequest ? "BadRequest" : "InternalError";
+  }
+  if (!target.name.empty() || !target.resource.empty() || !st.causes().empty()) {
+    api::meta::StatusDetails details;
+    details.name = std::string(target.name);
+    details.group = std::string(target.group);
+    details.kind = std::string(
+        st.code() == Code::kInvalid && !target.kind.empty() ? target.kind : target.resource);
+    for (const auto& c : st.causes()) {
+      details.causes.push_back({.reason = c.type, .message = c.message, .field = c.field});
+    }
+    if (st.code() == Code::kTimeout || st.code() == Code::kTooManyRequests) {
+      details.retry_after_seconds = 1;
+    }
+    if (st.code() != Code::kBadRequest || !details.causes.empty())
+      body.details = std::move(details);
+  }
+  return api::codec::EncodeJson(body);
+}
+
+http::Response ErrorResponse(const Status& st, const StatusTarget& target) {
+  http::Response r;
+  r.status = http::HttpCodeFor(st.code());
+  r.body = FailureStatusJson(st, target);
+  if (st.code() == Code::kTimeout || st.code() == Code::kTooManyRequests) {
+    r.headers.emplace_back("Retry-After", "1");
+  }
+  return r;
+}
+
+std::string SuccessStatusJson(const StatusTarget& target, std::string_view uid) {
+  api::meta::StatusObject body;
+  body.status = "Success";
+  api::meta::StatusDetails details;
+  details.name = std::string(target.name);
+  details.group = std::string(target.group);
+  details.kind = std::string(target.resource);
+  details.uid = std::string(uid);
+  body.details = std::move(details);
+  return api::codec::EncodeJson(body);
+}
+
+}  // namespace svcplane::apiserver::rest

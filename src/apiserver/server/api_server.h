@@ -1,0 +1,44 @@
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "base/result.h"
+
+namespace svcplane::apiserver::server {
+
+struct ApiServerOptions {
+  std::string data_dir = "./svcplane-data";
+  std::string host = "127.0.0.1";
+  uint16_t port = 6443;  // 0: pick a free port
+  std::string store = "embedded";
+  int io_threads = 2;
+  int worker_threads = 4;
+  int watch_threads = 2;
+};
+
+class ApiServerImpl;
+
+// `svcplane serve`: the embedded durable store, the REST API over HTTPS, discovery, OpenAPI,
+// and the housekeeping loops, all in one process holding one data folder.
+class ApiServer {
+ public:
+  // Locks the data folder, opens (or creates) the store and the PKI, starts serving, writes
+  // DIR/kubeconfig once ready. Errors name what failed (folder in use, store damaged, port
+  // taken...).
+  static Result<std::unique_ptr<ApiServer>> Start(const ApiServerOptions& options);
+  ~ApiServer();
+
+  uint16_t port() const;
+  std::string kubeconfig_path() const;
+  // Stops accepting, finishes in-flight requests, ends watches, closes the store.
+  void Shutdown();
+
+ private:
+  explicit ApiServer(std::unique_ptr<ApiServerImpl> impl);
+  std::unique_ptr<ApiServerImpl> impl_;
+};
+
+}  // namespace svcplane::apiserver::server
