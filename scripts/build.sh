@@ -13,4 +13,7 @@ export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$PWD}
 export CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-true}
 cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE="$type" \
   -DCMAKE_CXX_COMPILER_LAUNCHER=ccache "$@" >/dev/null
-cmake --build "$dir" -j "$(nproc)"
+# SVCPLANE_TARGETS="a b": build only those targets.
+targets=()
+for t in ${SVCPLANE_TARGETS:-}; do targets+=(--target "$t"); done
+cmake --build "$dir" -j "$(nproc)" "${targets[@]}"
