@@ -114,9 +114,103 @@ Status WriteNode(JsonWriter& w, const YAML::Node& node, int depth) {
   return BadRequestError("yaml: unsupported node");
 }
 
+size_t IndentOf(std::string_view line) {
+  size_t i = 0;
+  while (i < line.size() && line[i] == ' ') ++i;
+  return i;
+}
+
+// True when `line` (comments already cut) ends with a block scalar indicator: | or > with
+// optional chomping/indentation modifiers.
+bool OpensBlockScalar(std::string_view line) {
+  while (!line.empty() && (line.back() == ' ' || line.back() == '\t' || line.back() == '\r')) {
+    line.remove_suffix(1);
+  }
+  while (!line.empty() &&
+         (line.back() == '+' || line.back() == '-' || (line.back() >= '1' && line.back() <= '9'))) {
+    line.remove_suffix(1);
+  }
+  if (line.empty() || (line.back() != '|' && line.back() != '>')) return false;
+  line.remove_suffix(1);
+  return line.empty() || line.back() == ' ' || line.back() == ':' || line.back() == '-';
+}
+
+// yaml-cpp 0.7 never returns (it allocates nodes until memory runs out) when a flow entry ','
+// starts a token outside any flow collection: ",x", "- a\n,b", "[1],", "'x',". Such input is
+// never valid YAML (a plain scalar cannot start with ','), so find it first and refuse it.
+// Quoted strings, comments and block scalar contents are skipped.
+Status CheckStrayFlowEntry(std::string_view yaml) {
+  int depth = 0;            // [ { nesting
+  char quote = 0;           // inside '...' or "..."
+  bool after_node = false;  // a quoted scalar or flow collection just closed on this line
+  size_t block_indent = std::string_view::npos;  // inside a block scalar indented more than this
+  size_t line_no = 1, pos = 0;
+  while (pos <= yaml.size()) {
+    size_t end = yaml.find('\n', pos);
+    if (end == std::string_view::npos) end = yaml.size();
+    std::string_view line = yaml.substr(pos, end - pos);
+    size_t indent = IndentOf(line);
+    const bool blank = indent == line.size();
+    if (block_indent != std::string_view::npos && quote == 0) {
+      if (blank || indent > block_indent) {
+        pos = end + 1;
+        ++line_no;
+        continue;
+      }
+      block_indent = std::string_view::npos;
+    }
+    bool token_start = true;  // only whitespace so far on this line
+    after_node = false;
+    size_t cut = line.size();  // where a comment starts
+    for (size_t i = 0; i < line.size(); ++i) {
+      char c = line[i];
+      if (quote != 0) {
+        if (quote == '"' && c == '\\') {
+          ++i;
+        } else if (c == quote) {
+          if (quote == '\'' && i + 1 < line.size() && line[i + 1] == '\'') {
+            ++i;
+          } else {
+            quote = 0;
+            if (depth == 0) after_node = true;
+          }
+        }
+        continue;
+      }
+      if (c == ' ' || c == '\t' || c == '\r') continue;
+      if (c == '#' && (i == 0 || line[i - 1] == ' ' || line[i - 1] == '\t')) {
+        cut = i;
+        break;
+      }
+      if (c == ',' && depth == 0 && (token_start || after_node)) {
+        return BadRequestError("yaml: line " + std::to_string(line_no) + ", column " +
+                               std::to_string(i + 1) +
+                               ": did not find expected node content (stray ',')");
+      }
+      if ((c == '"' || c == '\'') && (token_start || depth > 0 || (i > 0 && line[i - 1] == ' '))) {
+        quote = c;
+      } else if (c == '[' || c == '{') {
+        ++depth;
+      } else if ((c == ']' || c == '}') && depth > 0) {
+        if (--depth == 0) after_node = true;
+        token_start = false;
+        continue;
+      } else {
+        after_node = false;
+      }
+      token_start = false;
+    }
+    if (quote == 0 && depth == 0 && OpensBlockScalar(line.substr(0, cut))) block_indent = indent;
+    pos = end + 1;
+    ++line_no;
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<std::vector<std::string>> YamlToJson(std::string_view yaml) {
+  SVC_RETURN_IF_ERROR(CheckStrayFlowEntry(yaml));
   std::vector<YAML::Node> docs;
   try {
     docs = YAML::LoadAll(std::string(yaml));

@@ -65,6 +65,26 @@ TEST(YamlTest, SyntaxErrorsNameLineAndColumn) {
   EXPECT_FALSE(tab.ok());
 }
 
+// yaml-cpp 0.7 loops forever on a flow entry outside flow collections (found by
+// json_decode_fuzz: the 3-byte input ",\xeb\x10"). These must come back as errors, quickly.
+TEST(YamlTest, StrayFlowEntryIsAnErrorNotAHang) {
+  for (std::string_view bad : {",\xeb\x10", ",x", "  ,x", "- a\n,b", "[1],", "{a: 1},", "'x',",
+                               "\"x\",", "---\n,x", "a: 1\n---\n,"}) {
+    auto r = YamlToJson(bad);
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_NE(r.status().message().find("stray ','"), std::string::npos) << bad;
+  }
+}
+
+TEST(YamlTest, CommasThatAreContentStillParse) {
+  for (std::string_view ok :
+       {"a: b,c", "a: [1, 2]", "a: {b: 1, c: 2}", "a: \"x,\" # ,y", "a: |\n  ,x\n  ,y\nb: 1",
+        "- 'a,b'\n- \"c\\\",d\"", "a: [\n  1,\n  2\n]"}) {
+    auto r = YamlToJson(ok);
+    EXPECT_TRUE(r.ok()) << ok << ": " << r.status().ToString();
+  }
+}
+
 TEST(YamlTest, DeepNestingIsAnError) {
   std::string deep(3000, '[');
   auto r = YamlToJson(deep);
