@@ -19,7 +19,8 @@ Duration TokenBucket::Reserve() {
   RefillLocked(clock_.Now());
   tokens_ -= 1;
   if (tokens_ >= 0) return Duration::zero();
-  if (qps_ <= 0) return Duration::max();
+  // A bucket that never refills: "forever", kept far from overflow when added to a time.
+  if (qps_ <= 0) return std::chrono::hours(24 * 365 * 100);
   return std::chrono::duration_cast<Duration>(std::chrono::duration<double>(-tokens_ / qps_));
 }
 

@@ -178,6 +178,16 @@ Status FromStatusObject(const api::meta::StatusObject& st, int http) {
   return WithRetryAfter(std::move(s), retry_after);
 }
 
+// client-go's checkWait: 429, or a 5xx with a Retry-After header of whole seconds.
+std::optional<int> RetryAfterFromResponse(const HttpResponse& r) {
+  if (r.status != 429 && r.status < 500) return std::nullopt;
+  const std::string h = r.Header("Retry-After");
+  if (h.empty() || h.size() > 6 || !std::all_of(h.begin(), h.end(), [](char c) { return std::isdigit(c); })) {
+    return std::nullopt;
+  }
+  return std::stoi(h);
+}
+
 }  // namespace
 
 std::string_view PatchContentType(PatchType type) {
@@ -261,8 +271,10 @@ Status ErrorFromStatusJson(std::string_view json, int fallback_http_code) {
       fmt::format("watch ERROR event without a Status object: {}", json.substr(0, 200)));
 }
 
-RestClient::RestClient(std::shared_ptr<HttpTransport> transport)
-    : transport_(std::move(transport)) {}
+RestClient::RestClient(std::shared_ptr<HttpTransport> transport, RestClientOptions options)
+    : transport_(std::move(transport)),
+      clock_(options.clock ? *options.clock : RealClock::Get()),
+      max_retries_(options.max_retries) {}
 
 Result<std::string> RestClient::Send(std::string method, std::string target, std::string body,
                                      std::string_view content_type) {
@@ -272,10 +284,18 @@ Result<std::string> RestClient::Send(std::string method, std::string target, std
   req.headers.emplace_back("Accept", "application/json");
   if (!content_type.empty()) req.headers.emplace_back("Content-Type", std::string(content_type));
   req.body = std::move(body);
-  auto res = transport_->Do(req);
-  if (!res.ok()) return res.status();
-  if (res->status < 200 || res->status >= 300) return ErrorFromResponse(*res);
-  return std::move(res->body);
+  for (int attempt = 0;; ++attempt) {
+    auto res = transport_->Do(req);
+    if (!res.ok()) return res.status();
+    if (res->status >= 200 && res->status < 300) return std::move(res->body);
+    if (attempt < max_retries_) {
+      if (auto wait = RetryAfterFromResponse(*res)) {
+        clock_.Sleep(std::chrono::seconds(*wait));
+        continue;
+      }
+    }
+    return ErrorFromResponse(*res);
+  }
 }
 
 Result<std::string> RestClient::Get(const ResourceRef& ref, const GetOptions& options) {

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "api/codec/json.h"
+#include "base/clock.h"
 #include "base/result.h"
 #include "client/transport/http.h"
 
@@ -84,11 +85,18 @@ Status ErrorFromStatusJson(std::string_view json, int fallback_http_code);
 // Handles one watch event (ADDED, MODIFIED, DELETED, BOOKMARK). Return false to stop watching.
 using WatchHandler = std::function<bool(const api::codec::RawWatchEvent& event)>;
 
+struct RestClientOptions {
+  const Clock* clock = nullptr;  // null means RealClock; used to wait out Retry-After
+  // As client-go: a 429, or a 5xx with a Retry-After header, is retried after the suggested
+  // delay up to this many times before the error is returned.
+  int max_retries = 10;
+};
+
 // A Kubernetes REST client over an HttpTransport, speaking JSON. Bodies are raw JSON so that
 // callers pick the decode (typed via *As, or raw for a reflector). Safe from any thread.
 class RestClient {
  public:
-  explicit RestClient(std::shared_ptr<HttpTransport> transport);
+  explicit RestClient(std::shared_ptr<HttpTransport> transport, RestClientOptions options = {});
 
   Result<std::string> Get(const ResourceRef& ref, const GetOptions& options = {});
   Result<std::string> List(const ResourceRef& ref, const ListOptions& options = {});
@@ -137,6 +145,8 @@ class RestClient {
                            std::string_view content_type);
 
   const std::shared_ptr<HttpTransport> transport_;
+  const Clock& clock_;
+  const int max_retries_;
 };
 
 }  // namespace svcplane::client::transport

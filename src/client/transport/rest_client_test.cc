@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <future>
 #include <thread>
 
 #include "client/errors.h"
@@ -143,7 +145,7 @@ TEST(ErrorFromResponseTest, NonStatusBodiesMapByHttpCode) {
 
 // A fake API server: records requests and answers from a small script.
 class RestClientTest : public ::testing::Test {
- protected:
+ public:
   RestClientTest()
       : server_([this](const TestRequest& r) { return Handle(r); }),
         client_(MakeTransport(server_)) {}
@@ -156,6 +158,7 @@ class RestClientTest : public ::testing::Test {
     return std::shared_ptr<HttpTransport>(std::move(*HttpsTransport::Create(c)));
   }
 
+ protected:
   TestResponse Handle(const TestRequest& r) {
     TestResponse res;
     res.headers = {{"Content-Type", "application/json"}};
@@ -282,6 +285,64 @@ TEST_F(RestClientTest, RefusedWatchMapsError) {
       [](const api::codec::RawWatchEvent&) { return true; }, cancel);
   EXPECT_TRUE(IsForbidden(s)) << s.ToString();
   EXPECT_EQ(s.message(), "secrets is forbidden: User \"bob\" cannot watch resource \"secrets\"");
+}
+
+TEST(RestClientRetryTest, WaitsOutRetryAfterThenSucceeds) {
+  std::atomic<int> calls{0};
+  TlsTestServer server([&](const TestRequest&) {
+    TestResponse r;
+    if (++calls <= 2) {
+      r.status = 429;
+      r.headers = {{"Retry-After", "2"}};
+      r.body = StatusBody(429, "TooManyRequests", "slow down");
+    } else {
+      r.body = "{}";
+    }
+    return r;
+  });
+  FakeClock clock;
+  RestClient client(RestClientTest::MakeTransport(server), {.clock = &clock});
+  auto result = std::async(std::launch::async, [&] { return client.Get({.resource = "pods"}); });
+  for (int i = 0; i < 2; ++i) {
+    clock.BlockUntilWaiters(1);
+    EXPECT_EQ(calls.load(), i + 1);
+    clock.Advance(std::chrono::seconds(2));
+    while (clock.Waiters() > 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  auto r = result.get();
+  EXPECT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(calls.load(), 3);
+}
+
+TEST(RestClientRetryTest, GivesUpAfterMaxRetriesWithRetryAfterInError) {
+  std::atomic<int> calls{0};
+  TlsTestServer server([&](const TestRequest&) {
+    ++calls;
+    TestResponse r;
+    r.status = 503;
+    r.headers = {{"Retry-After", "1"}};
+    return r;
+  });
+  RestClient client(RestClientTest::MakeTransport(server), {.max_retries = 0});
+  auto r = client.Get({.resource = "pods"});
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(IsServiceUnavailable(r.status()));
+  EXPECT_EQ(RetryAfterSeconds(r.status()), 1);
+  EXPECT_EQ(calls.load(), 1);
+}
+
+TEST(RestClientRetryTest, ConflictIsNotRetried) {
+  std::atomic<int> calls{0};
+  TlsTestServer server([&](const TestRequest&) {
+    ++calls;
+    TestResponse r;
+    r.status = 409;
+    r.body = StatusBody(409, "Conflict", "the object has been modified");
+    return r;
+  });
+  RestClient client(RestClientTest::MakeTransport(server));
+  EXPECT_TRUE(IsConflict(client.Update({.resource = "pods", .name = "p"}, "{}").status()));
+  EXPECT_EQ(calls.load(), 1);
 }
 
 }  // namespace
