@@ -182,7 +182,8 @@ Status FromStatusObject(const api::meta::StatusObject& st, int http) {
 std::optional<int> RetryAfterFromResponse(const HttpResponse& r) {
   if (r.status != 429 && r.status < 500) return std::nullopt;
   const std::string h = r.Header("Retry-After");
-  if (h.empty() || h.size() > 6 || !std::all_of(h.begin(), h.end(), [](char c) { return std::isdigit(c); })) {
+  if (h.empty() || h.size() > 6 ||
+      !std::all_of(h.begin(), h.end(), [](char c) { return std::isdigit(c); })) {
     return std::nullopt;
   }
   return std::stoi(h);

@@ -307,7 +307,8 @@ TEST(RestClientRetryTest, WaitsOutRetryAfterThenSucceeds) {
     clock.BlockUntilWaiters(1);
     EXPECT_EQ(calls.load(), i + 1);
     clock.Advance(std::chrono::seconds(2));
-    while (clock.Waiters() > 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    // The retry has been sent once the server sees the next call.
+    while (calls.load() < i + 2) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   auto r = result.get();
   EXPECT_TRUE(r.ok()) << r.status().ToString();
