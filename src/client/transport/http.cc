@@ -1,0 +1,41 @@
+#include "client/transport/http.h"
+
+#include <strings.h>
+
+namespace svcplane::client::transport {
+
+std::string HttpResponse::Header(std::string_view name) const {
+  for (const auto& [k, v] : headers) {
+    if (k.size() == name.size() && strncasecmp(k.data(), name.data(), k.size()) == 0) return v;
+  }
+  return "";
+}
+
+void CancelToken::Cancel() {
+  std::lock_guard<std::mutex> l(mu_);
+  if (cancelled_) return;
+  cancelled_ = true;
+  if (on_cancel_) on_cancel_();
+}
+
+bool CancelToken::cancelled() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return cancelled_;
+}
+
+CancelToken::Registration CancelToken::OnCancel(std::function<void()> on_cancel) {
+  std::lock_guard<std::mutex> l(mu_);
+  if (cancelled_) {
+    on_cancel();
+  } else {
+    on_cancel_ = std::move(on_cancel);
+  }
+  return Registration(this);
+}
+
+CancelToken::Registration::~Registration() {
+  std::lock_guard<std::mutex> l(token_->mu_);
+  token_->on_cancel_ = nullptr;
+}
+
+}  // namespace svcplane::client::transport

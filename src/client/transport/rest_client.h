@@ -1,0 +1,152 @@
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "api/codec/json.h"
+#include "base/clock.h"
+#include "base/result.h"
+#include "client/transport/http.h"
+
+namespace svcplane::client::transport {
+
+// Which resource a request addresses: /api/v1/namespaces/{ns}/{resource}/{name}/{subresource}
+// for the core group, /apis/{group}/{version}/... otherwise. Empty namespace: cluster-scoped
+// resource, or a list/watch across all namespaces. Empty name: the collection.
+struct ResourceRef {
+  std::string group;  // "" for core
+  std::string version = "v1";
+  std::string resource;  // plural, lower case: "pods", "endpointslices"
+  std::string namespace_;
+  std::string name;
+  std::string subresource;  // "status", "finalize", ...
+};
+
+// metav1.ListOptions as query parameters.
+struct ListOptions {
+  std::string label_selector;
+  std::string field_selector;
+  int64_t limit = 0;
+  std::string continue_token;
+  std::string resource_version;
+  std::string resource_version_match;  // "NotOlderThan" | "Exact"
+  std::optional<int64_t> timeout_seconds;
+  bool allow_watch_bookmarks = false;
+  bool watch = false;
+  std::optional<bool> send_initial_events;
+};
+
+struct GetOptions {
+  std::string resource_version;
+};
+
+// Create/update/patch query parameters.
+struct WriteOptions {
+  std::string field_manager;
+  bool dry_run = false;          // dryRun=All
+  std::string field_validation;  // "Strict" | "Warn" | "Ignore"
+  std::optional<bool> force;     // server-side apply only
+};
+
+// metav1.DeleteOptions, sent as the body.
+struct DeleteOptions {
+  std::optional<int64_t> grace_period_seconds;
+  std::string propagation_policy;  // "Orphan" | "Background" | "Foreground"
+  std::string precondition_uid;
+  std::string precondition_resource_version;
+  bool dry_run = false;
+};
+
+enum class PatchType {
+  kJson,            // application/json-patch+json
+  kMerge,           // application/merge-patch+json
+  kStrategicMerge,  // application/strategic-merge-patch+json
+  kApply,           // application/apply-patch+yaml
+};
+
+std::string_view PatchContentType(PatchType type);
+std::string ResourcePath(const ResourceRef& ref);
+// "?k=v&..." with keys sorted and values query-escaped as Go's url.Values.Encode; "" if none.
+std::string EncodeQuery(const ListOptions& options);
+std::string QueryEscape(std::string_view s);
+
+// Maps an error response to a Status, by the metav1.Status `reason` in the body when there is
+// one, else by HTTP code (as client-go's errors.FromObject / NewGenericServerResponse).
+// Field causes are kept; a Retry-After (header or details.retryAfterSeconds) is attached as a
+// cause of type client::kRetryAfterCauseType.
+Status ErrorFromResponse(const HttpResponse& response);
+// The Status carried by a watch ERROR event's object.
+Status ErrorFromStatusJson(std::string_view json, int fallback_http_code);
+
+// Handles one watch event (ADDED, MODIFIED, DELETED, BOOKMARK). Return false to stop watching.
+using WatchHandler = std::function<bool(const api::codec::RawWatchEvent& event)>;
+
+struct RestClientOptions {
+  const Clock* clock = nullptr;  // null means RealClock; used to wait out Retry-After
+  // As client-go: a 429, or a 5xx with a Retry-After header, is retried after the suggested
+  // delay up to this many times before the error is returned.
+  int max_retries = 10;
+};
+
+// A Kubernetes REST client over an HttpTransport, speaking JSON. Bodies are raw JSON so that
+// callers pick the decode (typed via *As, or raw for a reflector). Safe from any thread.
+class RestClient {
+ public:
+  explicit RestClient(std::shared_ptr<HttpTransport> transport, RestClientOptions options = {});
+
+  Result<std::string> Get(const ResourceRef& ref, const GetOptions& options = {});
+  Result<std::string> List(const ResourceRef& ref, const ListOptions& options = {});
+  Result<std::string> Create(const ResourceRef& ref, std::string body,
+                             const WriteOptions& options = {});
+  Result<std::string> Update(const ResourceRef& ref, std::string body,
+                             const WriteOptions& options = {});
+  Result<std::string> Patch(const ResourceRef& ref, PatchType type, std::string body,
+                            const WriteOptions& options = {});
+  // Returns the response body (the deleted object, or a Success Status).
+  Result<std::string> Delete(const ResourceRef& ref, const DeleteOptions& options = {});
+
+  // Opens a watch (options.watch is forced on) and hands each event to `handler` as it arrives,
+  // until the server ends the stream (OK), `handler` returns false (OK), `cancel` fires (OK), an
+  // ERROR event arrives (its Status, e.g. kGone for "too old resource version"), the watch is
+  // refused (the mapped error), or the connection breaks (kUnavailable).
+  Status Watch(const ResourceRef& ref, ListOptions options, const WatchHandler& handler,
+               CancelToken& cancel);
+
+  template <typename T>
+  Result<T> GetAs(const ResourceRef& ref, const GetOptions& options = {}) {
+    return DecodeBody<T>(Get(ref, options));
+  }
+  template <typename T>
+  Result<T> ListAs(const ResourceRef& ref, const ListOptions& options = {}) {
+    return DecodeBody<T>(List(ref, options));
+  }
+  template <typename T>
+  Result<T> CreateAs(const ResourceRef& ref, const T& obj, const WriteOptions& options = {}) {
+    return DecodeBody<T>(Create(ref, api::codec::EncodeJson(obj), options));
+  }
+  template <typename T>
+  Result<T> UpdateAs(const ResourceRef& ref, const T& obj, const WriteOptions& options = {}) {
+    return DecodeBody<T>(Update(ref, api::codec::EncodeJson(obj), options));
+  }
+
+  HttpTransport& transport() { return *transport_; }
+
+ private:
+  template <typename T>
+  static Result<T> DecodeBody(Result<std::string> body) {
+    if (!body.ok()) return body.status();
+    return api::codec::DecodeJson<T>(*body);
+  }
+  Result<std::string> Send(std::string method, std::string target, std::string body,
+                           std::string_view content_type);
+
+  const std::shared_ptr<HttpTransport> transport_;
+  const Clock& clock_;
+  const int max_retries_;
+};
+
+}  // namespace svcplane::client::transport
