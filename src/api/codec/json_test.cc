@@ -98,6 +98,23 @@ TEST(JsonDecodeTest, EscapedStringsAndKeys) {
   EXPECT_NE(out.find(R"("x\ty":1)"), std::string::npos);
 }
 
+// Found by json_decode_fuzz: unknown scalar fields were written back empty.
+TEST(JsonDecodeTest, UnknownScalarFieldsRoundTrip) {
+  std::string in = R"({"spec":{"priorityClassName":"high","runtimeClassName" : "gvisor" ,"n":1.5,)"
+                   R"("big":12345678901234567890,"t":true,"f":false,"z":null,"esc":"a\"b"}})";
+  auto pod = DecodeJson<Pod>(in);
+  ASSERT_TRUE(pod.ok()) << pod.status().ToString();
+  std::string out = EncodeJson(*pod);
+  for (std::string_view want : {R"("priorityClassName":"high")", R"("runtimeClassName":"gvisor")",
+                                R"("n":1.5)", R"("big":12345678901234567890)", R"("t":true)",
+                                R"("f":false)", R"("z":null)", R"("esc":"a\"b")"}) {
+    EXPECT_NE(out.find(want), std::string::npos) << want << " in " << out;
+  }
+  auto again = DecodeJson<Pod>(out);
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_TRUE(*again == *pod);
+}
+
 TEST(JsonDecodeTest, UnknownFieldsAreStoredCompactly) {
   auto r = DecodeJson<Service>("{\"spec\": {\"future\" : {\n  \"a\" : [ 1 , \"x y\\\" z\" ]\n}}}");
   ASSERT_TRUE(r.ok()) << r.status().ToString();

@@ -146,8 +146,20 @@ bool DecodeContext::FailSimdjson(simdjson::error_code code, std::string_view exp
 }
 
 bool CaptureRaw(od::value v, std::string* out, DecodeContext& ctx) {
-  const char* start = v.raw_json_token().data();
+  std::string_view token = v.raw_json_token();
+  const char* start = token.data();
+  const bool container = !token.empty() && (token[0] == '{' || token[0] == '[');
   if (!Validate(v, ctx, 0)) return false;
+  if (!container) {
+    // A scalar is its own token (validation may not consume it, so the iterator's position
+    // says nothing about where it ends); drop the whitespace the token view may carry.
+    while (!token.empty() && (token.back() == ' ' || token.back() == '\n' || token.back() == '\r' ||
+                              token.back() == '\t')) {
+      token.remove_suffix(1);
+    }
+    if (out != nullptr) out->assign(token);
+    return true;
+  }
   const char* end = nullptr;
   if (auto err = ctx.doc()->current_location().get(end)) {
     return ctx.FailSimdjson(err, "value", nullptr);
