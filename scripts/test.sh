@@ -20,5 +20,6 @@ if [ "${SVCPLANE_SKIP_ASAN:-0}" != 1 ]; then
 fi
 
 if [ "${SVCPLANE_SKIP_FUZZ:-0}" != 1 ]; then
-  scripts/fuzz.sh "${SVCPLANE_FUZZ_SECONDS:-30}"
+  # A fixed seed keeps CI repeatable; scripts/fuzz.sh without it explores new inputs.
+  SVCPLANE_FUZZ_SEED=${SVCPLANE_FUZZ_SEED:-1} scripts/fuzz.sh "${SVCPLANE_FUZZ_SECONDS:-30}"
 fi
