@@ -1,13 +1,18 @@
 #include "api/codec/yaml.h"
 
-#include <yaml-cpp/yaml.h>
+#include <yaml.h>
 
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <memory>
 #include <regex>
 
 #include "api/codec/internal/json_writer.h"
+
+// libyaml rather than yaml-cpp: yaml-cpp 0.7 (Debian bookworm) never returns on some malformed
+// input (",x", "{ 1\",..."), allocating until memory runs out; our fuzzer found two such
+// inputs. libyaml is the parser PyYAML uses and is continuously fuzzed by OSS-Fuzz.
 
 namespace svcplane::api::codec {
 namespace {
@@ -15,6 +20,9 @@ namespace {
 using internal::JsonWriter;
 
 constexpr int kMaxDepth = 1000;
+// Aliases can make a small document expand enormously ("billion laughs"); bodies are at most
+// 3 MiB, so anything expanding past this is an attack, not a manifest.
+constexpr size_t kMaxOutput = 64u << 20;
 
 bool IsOneOf(const std::string& s, std::initializer_list<const char*> options) {
   for (const char* o : options) {
@@ -68,166 +76,119 @@ void WritePlainScalar(JsonWriter& w, const std::string& s) {
   w.String(s);  // .inf/.nan and everything else: a string (JSON has no infinities)
 }
 
-Status WriteNode(JsonWriter& w, const YAML::Node& node, int depth) {
+Status WriteNode(JsonWriter& w, yaml_document_t* doc, yaml_node_t* node, int depth) {
+  if (node == nullptr) {
+    w.Null();
+    return Status::Ok();
+  }
   if (depth > kMaxDepth) return BadRequestError("yaml: nested too deeply");
-  switch (node.Type()) {
-    case YAML::NodeType::Undefined:
-    case YAML::NodeType::Null:
-      w.Null();
-      return Status::Ok();
-    case YAML::NodeType::Scalar:
-      if (node.Tag() == "?") {
-        WritePlainScalar(w, node.Scalar());
+  if (w.buffer()->size() > kMaxOutput) {
+    return BadRequestError("yaml: document expands beyond 64 MiB (alias expansion?)");
+  }
+  switch (node->type) {
+    case YAML_SCALAR_NODE: {
+      std::string value(reinterpret_cast<const char*>(node->data.scalar.value),
+                        node->data.scalar.length);
+      if (node->data.scalar.style == YAML_PLAIN_SCALAR_STYLE) {
+        WritePlainScalar(w, value);
       } else {
-        w.String(node.Scalar());  // quoted or explicitly tagged: a string
+        w.String(value);  // quoted or block scalar: a string
       }
       return Status::Ok();
-    case YAML::NodeType::Sequence: {
+    }
+    case YAML_SEQUENCE_NODE: {
       w.Char('[');
       bool first = true;
-      for (const auto& item : node) {
+      for (yaml_node_item_t* it = node->data.sequence.items.start;
+           it < node->data.sequence.items.top; ++it) {
         if (!first) w.Char(',');
         first = false;
-        SVC_RETURN_IF_ERROR(WriteNode(w, item, depth + 1));
+        SVC_RETURN_IF_ERROR(WriteNode(w, doc, yaml_document_get_node(doc, *it), depth + 1));
       }
       w.Char(']');
       return Status::Ok();
     }
-    case YAML::NodeType::Map: {
+    case YAML_MAPPING_NODE: {
       w.Char('{');
       bool first = true;
-      for (const auto& kv : node) {
-        if (!kv.first.IsScalar()) {
+      for (yaml_node_pair_t* p = node->data.mapping.pairs.start; p < node->data.mapping.pairs.top;
+           ++p) {
+        yaml_node_t* key = yaml_document_get_node(doc, p->key);
+        if (key == nullptr || key->type != YAML_SCALAR_NODE) {
           return BadRequestError("yaml: mapping keys must be scalars (line " +
-                                 std::to_string(kv.first.Mark().line + 1) + ")");
+                                 std::to_string(key ? key->start_mark.line + 1 : 0) + ")");
         }
         if (!first) w.Char(',');
         first = false;
-        w.String(kv.first.Scalar());
+        w.String(std::string_view(reinterpret_cast<const char*>(key->data.scalar.value),
+                                  key->data.scalar.length));
         w.Char(':');
-        SVC_RETURN_IF_ERROR(WriteNode(w, kv.second, depth + 1));
+        SVC_RETURN_IF_ERROR(WriteNode(w, doc, yaml_document_get_node(doc, p->value), depth + 1));
       }
       w.Char('}');
       return Status::Ok();
     }
+    case YAML_NO_NODE:
+      break;
   }
-  return BadRequestError("yaml: unsupported node");
+  w.Null();
+  return Status::Ok();
 }
 
-size_t IndentOf(std::string_view line) {
-  size_t i = 0;
-  while (i < line.size() && line[i] == ' ') ++i;
-  return i;
-}
-
-// True when `line` (comments already cut) ends with a block scalar indicator: | or > with
-// optional chomping/indentation modifiers.
-bool OpensBlockScalar(std::string_view line) {
-  while (!line.empty() && (line.back() == ' ' || line.back() == '\t' || line.back() == '\r')) {
-    line.remove_suffix(1);
-  }
-  while (!line.empty() &&
-         (line.back() == '+' || line.back() == '-' || (line.back() >= '1' && line.back() <= '9'))) {
-    line.remove_suffix(1);
-  }
-  if (line.empty() || (line.back() != '|' && line.back() != '>')) return false;
-  line.remove_suffix(1);
-  return line.empty() || line.back() == ' ' || line.back() == ':' || line.back() == '-';
-}
-
-// yaml-cpp 0.7 never returns (it allocates nodes until memory runs out) when a flow entry ','
-// starts a token outside any flow collection: ",x", "- a\n,b", "[1],", "'x',". Such input is
-// never valid YAML (a plain scalar cannot start with ','), so find it first and refuse it.
-// Quoted strings, comments and block scalar contents are skipped.
-Status CheckStrayFlowEntry(std::string_view yaml) {
-  int depth = 0;            // [ { nesting
-  char quote = 0;           // inside '...' or "..."
-  bool after_node = false;  // a quoted scalar or flow collection just closed on this line
-  size_t block_indent = std::string_view::npos;  // inside a block scalar indented more than this
-  size_t line_no = 1, pos = 0;
-  while (pos <= yaml.size()) {
-    size_t end = yaml.find('\n', pos);
-    if (end == std::string_view::npos) end = yaml.size();
-    std::string_view line = yaml.substr(pos, end - pos);
-    size_t indent = IndentOf(line);
-    const bool blank = indent == line.size();
-    if (block_indent != std::string_view::npos && quote == 0) {
-      if (blank || indent > block_indent) {
-        pos = end + 1;
-        ++line_no;
-        continue;
-      }
-      block_indent = std::string_view::npos;
+// libyaml composes nodes recursively; keep flow nesting (the only cheap way to nest deeply)
+// within bounds before handing it the text.
+Status CheckFlowDepth(std::string_view yaml) {
+  int depth = 0;
+  for (char c : yaml) {
+    if (c == '[' || c == '{') {
+      if (++depth > kMaxDepth) return BadRequestError("yaml: nested too deeply");
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
     }
-    bool token_start = true;  // only whitespace so far on this line
-    after_node = false;
-    size_t cut = line.size();  // where a comment starts
-    for (size_t i = 0; i < line.size(); ++i) {
-      char c = line[i];
-      if (quote != 0) {
-        if (quote == '"' && c == '\\') {
-          ++i;
-        } else if (c == quote) {
-          if (quote == '\'' && i + 1 < line.size() && line[i + 1] == '\'') {
-            ++i;
-          } else {
-            quote = 0;
-            if (depth == 0) after_node = true;
-          }
-        }
-        continue;
-      }
-      if (c == ' ' || c == '\t' || c == '\r') continue;
-      if (c == '#' && (i == 0 || line[i - 1] == ' ' || line[i - 1] == '\t')) {
-        cut = i;
-        break;
-      }
-      if (c == ',' && depth == 0 && (token_start || after_node)) {
-        return BadRequestError("yaml: line " + std::to_string(line_no) + ", column " +
-                               std::to_string(i + 1) +
-                               ": did not find expected node content (stray ',')");
-      }
-      if ((c == '"' || c == '\'') && (token_start || depth > 0 || (i > 0 && line[i - 1] == ' '))) {
-        quote = c;
-      } else if (c == '[' || c == '{') {
-        ++depth;
-      } else if ((c == ']' || c == '}') && depth > 0) {
-        if (--depth == 0) after_node = true;
-        token_start = false;
-        continue;
-      } else {
-        after_node = false;
-      }
-      token_start = false;
-    }
-    if (quote == 0 && depth == 0 && OpensBlockScalar(line.substr(0, cut))) block_indent = indent;
-    pos = end + 1;
-    ++line_no;
   }
   return Status::Ok();
 }
 
+struct Parser {
+  yaml_parser_t p;
+  Parser() { yaml_parser_initialize(&p); }
+  ~Parser() { yaml_parser_delete(&p); }
+};
+
+struct Document {
+  yaml_document_t d;
+  bool loaded = false;
+  ~Document() {
+    if (loaded) yaml_document_delete(&d);
+  }
+};
+
 }  // namespace
 
 Result<std::vector<std::string>> YamlToJson(std::string_view yaml) {
-  SVC_RETURN_IF_ERROR(CheckStrayFlowEntry(yaml));
-  std::vector<YAML::Node> docs;
-  try {
-    docs = YAML::LoadAll(std::string(yaml));
-  } catch (const YAML::Exception& e) {
-    return BadRequestError("yaml: line " + std::to_string(e.mark.line + 1) + ", column " +
-                           std::to_string(e.mark.column + 1) + ": " + e.msg);
-  }
+  SVC_RETURN_IF_ERROR(CheckFlowDepth(yaml));
+  Parser parser;
+  yaml_parser_set_input_string(&parser.p, reinterpret_cast<const unsigned char*>(yaml.data()),
+                               yaml.size());
   std::vector<std::string> out;
-  for (const auto& doc : docs) {
-    if (!doc.IsDefined() || doc.IsNull()) continue;  // empty document between `---`
+  while (true) {
+    Document doc;
+    if (!yaml_parser_load(&parser.p, &doc.d)) {
+      const auto& mark = parser.p.problem_mark;
+      return BadRequestError("yaml: line " + std::to_string(mark.line + 1) + ", column " +
+                             std::to_string(mark.column + 1) + ": " +
+                             (parser.p.problem ? parser.p.problem : "invalid YAML"));
+    }
+    doc.loaded = true;
+    yaml_node_t* root = yaml_document_get_root_node(&doc.d);
+    if (root == nullptr) break;  // end of the stream
+    if (root->type == YAML_SCALAR_NODE && root->data.scalar.length == 0 &&
+        root->data.scalar.style == YAML_PLAIN_SCALAR_STYLE) {
+      continue;  // an empty document between `---` separators
+    }
     std::string json;
     JsonWriter w(&json);
-    try {
-      SVC_RETURN_IF_ERROR(WriteNode(w, doc, 0));
-    } catch (const YAML::Exception& e) {
-      return BadRequestError("yaml: " + e.msg);
-    }
+    SVC_RETURN_IF_ERROR(WriteNode(w, &doc.d, root, 0));
     out.push_back(std::move(json));
   }
   return out;
