@@ -399,8 +399,8 @@ int main(int argc, char** argv) {
   size_t gets = 20'000;
   int lists = 3;
   int watchers = 1000;
-  size_t watch_events = 100;
-  int watch_interval_ms = 10;
+  size_t watch_events = 50;
+  int watch_interval_ms = 100;
   bool keep = false;
   app.add_option("--server", server, "svcplane binary")->capture_default_str();
   app.add_option("--pod-json", pod_json, "Pod template")->capture_default_str();
