@@ -1,0 +1,597 @@
+// End-to-end benchmark of the real `svcplane serve` binary over HTTPS on loopback: Pod creates/s
+// with 8 and 64 keep-alive clients, GET and full LIST latency, watch delivery delay with many
+// concurrent watch streams, and server RSS. Prints a table; not a Google Benchmark binary because
+// every phase depends on state the previous one built (the Pods).
+//
+//   build-release/bench/apiserver_bench --pods 100000 --watchers 1000
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <boost/asio.hpp>
+#include <boost/asio/ssl.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/core/detail/base64.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
+#include <boost/json.hpp>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <fmt/format.h>
+#include <CLI/CLI.hpp>
+
+namespace {
+
+namespace asio = boost::asio;
+namespace ssl = boost::asio::ssl;
+namespace beast = boost::beast;
+namespace bhttp = boost::beast::http;
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+double Ms(Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); }
+
+double Percentile(std::vector<double>& v, double p) {
+  if (v.empty()) return 0;
+  size_t k = std::min(v.size() - 1, static_cast<size_t>(p / 100.0 * static_cast<double>(v.size())));
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), v.end());
+  return v[k];
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Value of `key: value` in the kubeconfig our server writes (one cluster, one user); quotes
+// stripped. Enough for this file's fixed layout without pulling a YAML parser in.
+std::string KubeconfigField(const std::string& text, const std::string& key) {
+  auto pos = text.find(key + ": ");
+  if (pos == std::string::npos) throw std::runtime_error("kubeconfig lacks " + key);
+  pos += key.size() + 2;
+  std::string v = text.substr(pos, text.find('\n', pos) - pos);
+  if (v.size() >= 2 && (v.front() == '"' || v.front() == '\'')) v = v.substr(1, v.size() - 2);
+  return v;
+}
+
+std::string Base64Decode(const std::string& in) {
+  std::string out(beast::detail::base64::decoded_size(in.size()), '\0');
+  auto [n, _] = beast::detail::base64::decode(out.data(), in.data(), in.size());
+  out.resize(n);
+  return out;
+}
+
+long RssKb(pid_t pid) {
+  std::ifstream in(fmt::format("/proc/{}/status", pid));
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6));
+  }
+  return -1;
+}
+
+// The server as a child process with its log in the temp data dir. The destructor stops it
+// (SIGTERM, then SIGKILL) and removes the dir; PR_SET_PDEATHSIG covers a crashing bench.
+class ServerProcess {
+ public:
+  explicit ServerProcess(bool keep_dir) : keep_dir_(keep_dir) {}
+  // Separate from the constructor so the destructor cleans up when starting fails.
+  void Start(const std::string& binary) {
+    char tmpl[] = "/tmp/svcplane-apibench-XXXXXX";
+    if (!mkdtemp(tmpl)) throw std::runtime_error("mkdtemp failed");
+    dir_ = tmpl;
+    std::string log = dir_ + "/server.log";
+    pid_ = fork();
+    if (pid_ < 0) throw std::runtime_error("fork failed");
+    if (pid_ == 0) {
+      prctl(PR_SET_PDEATHSIG, SIGKILL);
+      int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      if (fd >= 0) {
+        dup2(fd, 1);
+        dup2(fd, 2);
+      }
+      std::string data = dir_ + "/data";
+      execl(binary.c_str(), binary.c_str(), "serve", "--data-dir", data.c_str(), "--listen",
+            "127.0.0.1:0", "--log-level", "warn", static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    std::string kubeconfig = dir_ + "/data/kubeconfig";
+    auto deadline = Clock::now() + std::chrono::seconds(60);
+    while (!fs::exists(kubeconfig)) {
+      int st = 0;
+      if (waitpid(pid_, &st, WNOHANG) == pid_) {
+        pid_ = -1;
+        throw std::runtime_error("server exited early; log:\n" + ReadFile(log));
+      }
+      if (Clock::now() > deadline) throw std::runtime_error("server not ready in 60 s");
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    std::string text = ReadFile(kubeconfig);
+    token = KubeconfigField(text, "token");
+    ca_pem = Base64Decode(KubeconfigField(text, "certificate-authority-data"));
+    std::string url = KubeconfigField(text, "server");  // https://127.0.0.1:PORT
+    port = static_cast<uint16_t>(std::stoi(url.substr(url.rfind(':') + 1)));
+  }
+  ~ServerProcess() {
+    if (pid_ > 0) {
+      kill(pid_, SIGTERM);
+      int st = 0;
+      bool gone = false;
+      for (int i = 0; i < 200 && !gone; ++i) {
+        gone = waitpid(pid_, &st, WNOHANG) == pid_;
+        if (!gone) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      }
+      if (!gone) {
+        kill(pid_, SIGKILL);
+        waitpid(pid_, &st, 0);
+      }
+    }
+    std::error_code ec;
+    if (!keep_dir_) fs::remove_all(dir_, ec);
+  }
+  pid_t pid() const { return pid_; }
+  const std::string& dir() const { return dir_; }
+
+  std::string token;
+  std::string ca_pem;
+  uint16_t port = 0;
+
+ private:
+  bool keep_dir_;
+  std::string dir_;
+  pid_t pid_ = -1;
+};
+
+struct Endpoint {
+  uint16_t port;
+  std::string token;
+  std::string ca_pem;
+};
+
+std::shared_ptr<ssl::context> MakeTls(const Endpoint& ep) {
+  auto ctx = std::make_shared<ssl::context>(ssl::context::tls_client);
+  ctx->add_certificate_authority(asio::buffer(ep.ca_pem));
+  ctx->set_verify_mode(ssl::verify_peer);
+  return ctx;
+}
+
+struct Response {
+  int status = 0;
+  std::string body;
+};
+
+// One blocking keep-alive HTTPS connection; no body limit so a 100,000-Pod LIST fits.
+class Client {
+ public:
+  Client(const Endpoint& ep, std::shared_ptr<ssl::context> tls)
+      : ep_(ep), tls_(std::move(tls)), stream_(ioc_, *tls_) {
+    beast::get_lowest_layer(stream_).expires_after(std::chrono::seconds(60));
+    beast::get_lowest_layer(stream_).connect({asio::ip::make_address("127.0.0.1"), ep_.port});
+    stream_.handshake(ssl::stream_base::client);
+  }
+  Response Do(bhttp::verb method, const std::string& target, const std::string& body = "") {
+    bhttp::request<bhttp::string_body> req{method, target, 11};
+    req.set(bhttp::field::host, "127.0.0.1");
+    req.set(bhttp::field::authorization, "Bearer " + ep_.token);
+    req.set(bhttp::field::accept, "application/json");
+    if (!body.empty()) {
+      req.set(bhttp::field::content_type, "application/json");
+      req.body() = body;
+    }
+    req.prepare_payload();
+    req.keep_alive(true);
+    beast::get_lowest_layer(stream_).expires_after(std::chrono::seconds(120));
+    bhttp::write(stream_, req);
+    bhttp::response_parser<bhttp::string_body> parser;
+    parser.body_limit(boost::none);
+    bhttp::read(stream_, buffer_, parser);
+    Response out;
+    out.status = static_cast<int>(parser.get().result_int());
+    out.body = std::move(parser.get().body());
+    return out;
+  }
+
+ private:
+  Endpoint ep_;
+  std::shared_ptr<ssl::context> tls_;
+  asio::io_context ioc_;
+  beast::ssl_stream<beast::tcp_stream> stream_;
+  beast::flat_buffer buffer_;
+};
+
+// pod.json as a creatable template: server-set fields and owner references (the garbage
+// collector would delete Pods owned by a missing ReplicaSet) stripped, name left as NAME_HERE.
+struct PodTemplate {
+  std::string head, tail;  // body = head + name + tail
+  std::string Body(const std::string& name) const { return head + name + tail; }
+};
+
+PodTemplate LoadPodTemplate(const std::string& path, const std::string& ns) {
+  auto v = boost::json::parse(ReadFile(path));
+  auto& obj = v.as_object();
+  obj.erase("status");
+  auto& md = obj["metadata"].as_object();
+  for (const char* k : {"uid", "resourceVersion", "creationTimestamp", "ownerReferences",
+                        "generateName", "managedFields"}) {
+    md.erase(k);
+  }
+  md["namespace"] = ns;
+  md["name"] = "NAME_HERE";
+  std::string s = boost::json::serialize(v);
+  auto pos = s.find("NAME_HERE");
+  return {s.substr(0, pos), s.substr(pos + 9)};
+}
+
+std::string PodName(const std::string& prefix, size_t i) {
+  return fmt::format("{}-{:07d}", prefix, i);
+}
+
+struct CreateResult {
+  double seconds = 0;
+  size_t ok = 0, failed = 0;
+  std::vector<double> latencies_ms;
+  std::string first_error;
+};
+
+// Creates Pods [begin, end) with `clients` threads, each on its own connection.
+CreateResult CreatePods(const Endpoint& ep, const PodTemplate& tmpl, const std::string& ns,
+                        size_t begin, size_t end, int clients) {
+  auto tls = MakeTls(ep);
+  std::vector<std::unique_ptr<Client>> conns;
+  for (int i = 0; i < clients; ++i) conns.push_back(std::make_unique<Client>(ep, tls));
+  std::atomic<size_t> next{begin};
+  std::vector<CreateResult> per(static_cast<size_t>(clients));
+  std::string target = fmt::format("/api/v1/namespaces/{}/pods", ns);
+  auto start = Clock::now();
+  std::vector<std::thread> threads;
+  for (int c = 0; c < clients; ++c) {
+    threads.emplace_back([&, c] {
+      auto& r = per[static_cast<size_t>(c)];
+      for (size_t i; (i = next.fetch_add(1)) < end;) {
+        std::string body = tmpl.Body(PodName("pod", i));
+        auto t0 = Clock::now();
+        Response res = conns[static_cast<size_t>(c)]->Do(bhttp::verb::post, target, body);
+        r.latencies_ms.push_back(Ms(Clock::now() - t0));
+        if (res.status == 201) {
+          ++r.ok;
+        } else {
+          if (r.failed++ == 0)
+            r.first_error = fmt::format("{} {}", res.status, res.body.substr(0, 300));
+        }
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  CreateResult total;
+  total.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  for (auto& r : per) {
+    total.ok += r.ok;
+    total.failed += r.failed;
+    if (total.first_error.empty()) total.first_error = r.first_error;
+    total.latencies_ms.insert(total.latencies_ms.end(), r.latencies_ms.begin(),
+                              r.latencies_ms.end());
+  }
+  return total;
+}
+
+// One watch stream driven asynchronously on a shared io_context: records, per Pod index, the
+// first time an event line naming that Pod arrives.
+class Watcher : public std::enable_shared_from_this<Watcher> {
+ public:
+  Watcher(asio::io_context& ioc, ssl::context& tls, const Endpoint& ep, std::string target,
+          std::string prefix, size_t events, std::atomic<int>* ready, std::atomic<int>* failed)
+      : stream_(ioc, tls),
+        ep_(ep),
+        target_(std::move(target)),
+        prefix_("\"" + std::move(prefix) + "-"),
+        seen_(events),
+        ready_(ready),
+        failed_(failed) {}
+
+  void Start() {
+    auto self = shared_from_this();
+    beast::get_lowest_layer(stream_).expires_after(std::chrono::seconds(60));
+    beast::get_lowest_layer(stream_).async_connect(
+        asio::ip::tcp::endpoint(asio::ip::make_address("127.0.0.1"), ep_.port),
+        [self](beast::error_code ec) {
+          if (ec) return self->Fail();
+          self->stream_.async_handshake(ssl::stream_base::client, [self](beast::error_code ec) {
+            if (ec) return self->Fail();
+            self->SendRequest();
+          });
+        });
+  }
+  void Close() {
+    beast::error_code ec;
+    beast::get_lowest_layer(stream_).socket().shutdown(asio::ip::tcp::socket::shutdown_both, ec);
+    beast::get_lowest_layer(stream_).socket().close(ec);
+  }
+  const std::vector<Clock::time_point>& seen() const { return seen_; }
+
+ private:
+  void Fail() {
+    if (!counted_) {
+      counted_ = true;
+      failed_->fetch_add(1);
+    }
+  }
+  void SendRequest() {
+    auto self = shared_from_this();
+    req_ = {bhttp::verb::get, target_, 11};
+    req_.set(bhttp::field::host, "127.0.0.1");
+    req_.set(bhttp::field::authorization, "Bearer " + ep_.token);
+    bhttp::async_write(stream_, req_, [self](beast::error_code ec, size_t) {
+      if (ec) return self->Fail();
+      self->parser_.body_limit(boost::none);
+      bhttp::async_read_header(self->stream_, self->buffer_, self->parser_,
+                               [self](beast::error_code ec, size_t) {
+                                 if (ec || self->parser_.get().result_int() != 200) {
+                                   return self->Fail();
+                                 }
+                                 beast::get_lowest_layer(self->stream_).expires_never();
+                                 self->counted_ = true;
+                                 self->ready_->fetch_add(1);
+                                 self->ReadMore();
+                               });
+    });
+  }
+  void ReadMore() {
+    auto self = shared_from_this();
+    bhttp::async_read_some(stream_, buffer_, parser_, [self](beast::error_code ec, size_t) {
+      if (ec) return;  // closed at the end of the phase
+      self->Scan();
+      self->ReadMore();
+    });
+  }
+  // Consumes complete lines of the body, noting each Pod index named in them.
+  void Scan() {
+    auto now = Clock::now();
+    std::string& body = parser_.get().body();
+    size_t end = body.rfind('\n');
+    if (end == std::string::npos) return;
+    for (size_t p = body.find(prefix_); p < end; p = body.find(prefix_, p + 1)) {
+      size_t i = std::strtoul(body.c_str() + p + prefix_.size(), nullptr, 10);
+      if (i < seen_.size() && seen_[i] == Clock::time_point{}) seen_[i] = now;
+    }
+    body.erase(0, end + 1);
+  }
+
+  beast::ssl_stream<beast::tcp_stream> stream_;
+  const Endpoint& ep_;
+  std::string target_;
+  std::string prefix_;
+  std::vector<Clock::time_point> seen_;
+  std::atomic<int>* ready_;
+  std::atomic<int>* failed_;
+  bool counted_ = false;
+  bhttp::request<bhttp::empty_body> req_;
+  beast::flat_buffer buffer_;
+  bhttp::response_parser<bhttp::string_body> parser_;
+};
+
+struct Row {
+  std::string metric, value, target;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"svcplane API server end-to-end benchmark"};
+  std::string server = (fs::path(argv[0]).parent_path() / ".." / "bin" / "svcplane").string();
+  std::string pod_json = SVCPLANE_TESTDATA "/pod.json";
+  size_t pods = 100'000;
+  size_t gets = 20'000;
+  int lists = 3;
+  int watchers = 1000;
+  size_t watch_events = 50;
+  int watch_interval_ms = 100;
+  bool keep = false;
+  app.add_option("--server", server, "svcplane binary")->capture_default_str();
+  app.add_option("--pod-json", pod_json, "Pod template")->capture_default_str();
+  app.add_option("--pods", pods, "Pods to create (half with 8 clients, half with 64)")
+      ->capture_default_str();
+  app.add_option("--gets", gets, "GETs of random Pods (8 clients)")->capture_default_str();
+  app.add_option("--lists", lists, "full LISTs to time")->capture_default_str();
+  app.add_option("--watchers", watchers, "concurrent watch streams")->capture_default_str();
+  app.add_option("--watch-events", watch_events, "Pods created while watched")
+      ->capture_default_str();
+  app.add_option("--watch-interval-ms", watch_interval_ms, "pause between watched creates")
+      ->capture_default_str();
+  app.add_flag("--keep-data", keep, "keep the temp data dir (server.log)");
+  CLI11_PARSE(app, argc, argv);
+
+  signal(SIGPIPE, SIG_IGN);
+  std::vector<Row> rows;
+  try {
+    ServerProcess proc(keep);
+    proc.Start(server);
+    Endpoint ep{proc.port, proc.token, proc.ca_pem};
+    std::fprintf(stderr, "server pid %d on port %u, data %s\n", proc.pid(), ep.port,
+                 proc.dir().c_str());
+    const std::string ns = "bench", wns = "bench-watch";
+    {
+      Client c(ep, MakeTls(ep));
+      for (const auto& n : {ns, wns}) {
+        auto r =
+            c.Do(bhttp::verb::post, "/api/v1/namespaces",
+                 fmt::format(
+                     R"({{"apiVersion":"v1","kind":"Namespace","metadata":{{"name":"{}"}}}})", n));
+        if (r.status != 201 && r.status != 409) {
+          throw std::runtime_error(fmt::format("create namespace: {} {}", r.status, r.body));
+        }
+      }
+    }
+    PodTemplate tmpl = LoadPodTemplate(pod_json, ns);
+    rows.push_back({"Pod body size", fmt::format("{} B", tmpl.Body(PodName("pod", 0)).size()), ""});
+    rows.push_back({"RSS idle", fmt::format("{} MiB", RssKb(proc.pid()) / 1024), ""});
+
+    // Creates: first half with 8 clients, second with 64.
+    size_t half = pods / 2;
+    for (auto [clients, b, e] : {std::tuple<int, size_t, size_t>{8, 0, half},
+                                 std::tuple<int, size_t, size_t>{64, half, pods}}) {
+      auto r = CreatePods(ep, tmpl, ns, b, e, clients);
+      std::fprintf(stderr, "%d clients: %zu ok, %zu failed in %.2f s\n", clients, r.ok, r.failed,
+                   r.seconds);
+      if (r.failed) std::fprintf(stderr, "  first error: %s\n", r.first_error.c_str());
+      rows.push_back({fmt::format("creates/s, {} clients ({} Pods)", clients, e - b),
+                      fmt::format("{:.0f}", static_cast<double>(r.ok) / r.seconds), ">= 10000"});
+      rows.push_back({fmt::format("create p50 / p99, {} clients", clients),
+                      fmt::format("{:.2f} / {:.2f} ms", Percentile(r.latencies_ms, 50),
+                                  Percentile(r.latencies_ms, 99)),
+                      "p99 <= 10 ms (SLO/100)"});
+      if (r.failed) rows.push_back({"  failed creates", std::to_string(r.failed), "0"});
+    }
+    rows.push_back({fmt::format("RSS after {} Pods", pods),
+                    fmt::format("{} MiB", RssKb(proc.pid()) / 1024), ""});
+
+    // GETs of random Pods, 8 clients.
+    {
+      auto tls = MakeTls(ep);
+      std::vector<std::vector<double>> lat(8);
+      std::atomic<size_t> next{0};
+      std::atomic<size_t> bad{0};
+      std::vector<std::thread> threads;
+      auto start = Clock::now();
+      for (int c = 0; c < 8; ++c) {
+        threads.emplace_back([&, c] {
+          Client cl(ep, tls);
+          std::mt19937_64 rng(static_cast<uint64_t>(c) + 1);
+          while (next.fetch_add(1) < gets) {
+            std::string t = fmt::format("/api/v1/namespaces/{}/pods/{}", ns,
+                                        PodName("pod", rng() % std::max<size_t>(pods, 1)));
+            auto t0 = Clock::now();
+            auto r = cl.Do(bhttp::verb::get, t);
+            lat[static_cast<size_t>(c)].push_back(Ms(Clock::now() - t0));
+            if (r.status != 200) bad.fetch_add(1);
+          }
+        });
+      }
+      for (auto& t : threads) t.join();
+      double secs = std::chrono::duration<double>(Clock::now() - start).count();
+      std::vector<double> all;
+      for (auto& l : lat) all.insert(all.end(), l.begin(), l.end());
+      rows.push_back({fmt::format("GET p50 / p99, 8 clients ({} GETs, {:.0f}/s)", all.size(),
+                                  static_cast<double>(all.size()) / secs),
+                      fmt::format("{:.2f} / {:.2f} ms", Percentile(all, 50), Percentile(all, 99)),
+                      "p99 <= 2 ms"});
+      if (bad) rows.push_back({"  failed GETs", std::to_string(bad.load()), "0"});
+    }
+
+    // Full LISTs: namespace and cluster-wide.
+    {
+      Client cl(ep, MakeTls(ep));
+      for (const auto& [what, target] :
+           {std::pair<std::string, std::string>{"LIST namespace",
+                                                "/api/v1/namespaces/" + ns + "/pods"},
+            std::pair<std::string, std::string>{"LIST cluster-wide", "/api/v1/pods"}}) {
+        std::vector<double> ms;
+        size_t bytes = 0;
+        for (int i = 0; i < lists; ++i) {
+          auto t0 = Clock::now();
+          auto r = cl.Do(bhttp::verb::get, target);
+          ms.push_back(Ms(Clock::now() - t0));
+          bytes = r.body.size();
+          if (r.status != 200) throw std::runtime_error(fmt::format("{}: {}", what, r.status));
+        }
+        std::sort(ms.begin(), ms.end());
+        rows.push_back({fmt::format("{} of {} Pods (best / worst of {})", what, pods, lists),
+                        fmt::format("{:.0f} / {:.0f} ms, {:.1f} MiB", ms.front(), ms.back(),
+                                    static_cast<double>(bytes) / (1 << 20)),
+                        "<= 1 s; SLO/100 = 300 ms"});
+      }
+      rows.push_back({"RSS after LISTs", fmt::format("{} MiB", RssKb(proc.pid()) / 1024), ""});
+    }
+
+    // Watch delivery delay: `watchers` streams on the watch namespace; one client creates
+    // `watch_events` Pods there at a steady pace; delay = event line received - create ack.
+    if (watchers > 0 && watch_events > 0) {
+      asio::io_context ioc;
+      auto tls = MakeTls(ep);
+      std::atomic<int> ready{0}, failed{0};
+      std::vector<std::shared_ptr<Watcher>> ws;
+      std::string target = fmt::format("/api/v1/namespaces/{}/pods?watch=true", wns);
+      for (int i = 0; i < watchers; ++i) {
+        ws.push_back(std::make_shared<Watcher>(ioc, *tls, ep, target, "wpod", watch_events, &ready,
+                                               &failed));
+        ws.back()->Start();
+      }
+      auto guard = asio::make_work_guard(ioc);
+      std::thread io([&] { ioc.run(); });
+      auto deadline = Clock::now() + std::chrono::seconds(120);
+      while (ready + failed < watchers && Clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      }
+      std::fprintf(stderr, "%d watchers ready, %d failed\n", ready.load(), failed.load());
+      PodTemplate wt = LoadPodTemplate(pod_json, wns);
+      std::vector<Clock::time_point> acked(watch_events);
+      {
+        Client cl(ep, tls);
+        std::string t = fmt::format("/api/v1/namespaces/{}/pods", wns);
+        for (size_t i = 0; i < watch_events; ++i) {
+          auto r = cl.Do(bhttp::verb::post, t, wt.Body(PodName("wpod", i)));
+          acked[i] = Clock::now();
+          if (r.status != 201) throw std::runtime_error(fmt::format("watch create: {}", r.status));
+          std::this_thread::sleep_for(std::chrono::milliseconds(watch_interval_ms));
+        }
+      }
+      std::this_thread::sleep_for(std::chrono::seconds(2));  // let the last events arrive
+      long rss = RssKb(proc.pid());
+      asio::post(ioc, [&] {
+        for (auto& w : ws) w->Close();
+      });
+      guard.reset();
+      io.join();
+      std::vector<double> delay;
+      size_t missing = 0;
+      for (auto& w : ws) {
+        for (size_t i = 0; i < watch_events; ++i) {
+          if (w->seen()[i] == Clock::time_point{}) {
+            ++missing;
+          } else {
+            delay.push_back(std::max(0.0, Ms(w->seen()[i] - acked[i])));
+          }
+        }
+      }
+      rows.push_back(
+          {fmt::format("watch delay p50 / p99 ({} watchers x {} events)", ready.load(),
+                       watch_events),
+           fmt::format("{:.2f} / {:.2f} ms", Percentile(delay, 50), Percentile(delay, 99)), ""});
+      rows.push_back({"  events missed (never received)", std::to_string(missing), "0"});
+      rows.push_back({fmt::format("RSS with {} watchers", ready.load()),
+                      fmt::format("{} MiB", rss / 1024), ""});
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "apiserver_bench: %s\n", e.what());
+    return 1;
+  }
+
+  size_t w0 = 6, w1 = 5;
+  for (auto& r : rows) {
+    w0 = std::max(w0, r.metric.size());
+    w1 = std::max(w1, r.value.size());
+  }
+  std::printf("| %-*s | %-*s | %s |\n", static_cast<int>(w0), "metric", static_cast<int>(w1),
+              "value", "target");
+  std::printf("|%s|%s|---|\n", std::string(w0 + 2, '-').c_str(), std::string(w1 + 2, '-').c_str());
+  for (auto& r : rows) {
+    std::printf("| %-*s | %-*s | %s |\n", static_cast<int>(w0), r.metric.c_str(),
+                static_cast<int>(w1), r.value.c_str(), r.target.c_str());
+  }
+  return 0;
+}
