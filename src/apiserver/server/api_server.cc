@@ -173,7 +173,9 @@ Result<std::unique_ptr<ApiServer>> ApiServer::Start(const ApiServerOptions& opti
   for (auto& c : impl->collections) all.push_back(c.get());
   impl->housekeeping = std::make_unique<Housekeeping>(
       all, impl->collections[0].get(),
-      [raw](std::string_view ns) { return raw->FinalizeNamespace(ns); }, std::chrono::seconds(1));
+      // Every DELETE kicks a pass at once; the periodic pass only catches objects created with
+      // owners that were already gone, so it can be rare (a pass lists every object).
+      [raw](std::string_view ns) { return raw->FinalizeNamespace(ns); }, std::chrono::seconds(30));
 
   http::ServerOptions ho;
   ho.host = options.host;
