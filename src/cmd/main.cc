@@ -83,6 +83,8 @@ int main(int argc, char** argv) {
   serve->add_option("--service-node-port-range", node_port_range, "NodePort range")
       ->capture_default_str();
   serve->add_option("--log-level", log_level, "trace, debug, info, warn, error");
+  // Hidden (empty group): integration tests shrink watch history to force 410 Gone.
+  serve->add_option("--watch-history-events", serve_opts.watch_history_events)->group("");
 
   CLI11_PARSE(app, argc, argv);
   if (auto st = svcplane::SetLogLevel(log_level); !st.ok()) {

@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
+#include <thread>
+
 #include "storage/memory/memory_store.h"
 
 namespace svcplane::apiserver::registry {
@@ -321,6 +325,40 @@ TEST_F(RegistryTest, WatchFromZeroStartsWithTheCurrentState) {
   ASSERT_TRUE(first.ok());
   ASSERT_EQ(first->size(), 2u);
   EXPECT_EQ((*first)[0].type, WatchEventType::kAdded);
+}
+
+TEST_F(RegistryTest, WatchNotifiesAgainAfterAPollThatFilteredEverything) {
+  // A Poll whose storage events all fail the selector returns nothing; the storage channel
+  // must still be drained so it notifies on the next event (else the watch goes silent).
+  Registry<Pod> pods(Ctx());
+  ListQuery q;
+  q.label = *api::selectors::ParseLabelSelector("app=a");
+  q.resource_version = std::to_string(store_.CurrentRevision());
+  std::atomic<int> notified{0};
+  storage::WatchOptions wopts;
+  wopts.notify = [&] { ++notified; };
+  auto w = pods.Watch("default", q, wopts);
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  auto wait_for = [&](int n) {
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    while (notified.load() < n && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    return notified.load() >= n;
+  };
+  auto empty = (*w)->Poll(10);  // arms the notification
+  ASSERT_TRUE(empty.ok());
+  ASSERT_TRUE(pods.Create("default", MakePod("other", "b"), {}).ok());
+  ASSERT_TRUE(wait_for(1));
+  auto filtered = (*w)->Poll(10);
+  ASSERT_TRUE(filtered.ok());
+  EXPECT_TRUE(filtered->empty());
+  ASSERT_TRUE(pods.Create("default", MakePod("mine", "a"), {}).ok());
+  ASSERT_TRUE(wait_for(2)) << "no notification after a fully filtered Poll";
+  auto got = (*w)->Poll(10);
+  ASSERT_TRUE(got.ok());
+  ASSERT_EQ(got->size(), 1u);
+  EXPECT_EQ((*got)[0].object.obj->metadata.name, "mine");
 }
 
 }  // namespace

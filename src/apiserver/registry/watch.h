@@ -40,17 +40,23 @@ class TypedWatch {
       out.push_back(std::move(initial_[next_initial_++]));
     }
     if (next_initial_ == initial_.size() && !initial_.empty()) initial_.clear();
-    if (out.size() >= max) return out;
-    auto batch = stream_->TryNextBatch(max - out.size());
-    if (!batch.ok()) {
-      if (!out.empty()) return out;  // deliver what we have; the error comes next time
-      return batch.status();
-    }
-    for (const auto& ev : *batch) {
-      last_revision_ = ev->revision();
-      auto item = Translate(*ev);
-      if (!item.ok()) return item.status();
-      if (item->has_value()) out.push_back(std::move(**item));
+    // Keeps reading while the selector filters out everything read: the stream re-arms its
+    // notify only once it is read empty, so returning "nothing" early would leave the
+    // consumer waiting for a notification that never comes.
+    while (out.size() < max) {
+      auto batch = stream_->TryNextBatch(max - out.size());
+      if (!batch.ok()) {
+        if (!out.empty()) return out;  // deliver what we have; the error comes next time
+        return batch.status();
+      }
+      if (batch->empty()) break;
+      for (const auto& ev : *batch) {
+        last_revision_ = ev->revision();
+        auto item = Translate(*ev);
+        if (!item.ok()) return item.status();
+        if (item->has_value()) out.push_back(std::move(**item));
+      }
+      if (!out.empty()) break;
     }
     return out;
   }

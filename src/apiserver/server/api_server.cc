@@ -4,6 +4,7 @@
 
 #include <boost/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 
@@ -124,9 +125,16 @@ Result<std::unique_ptr<ApiServer>> ApiServer::Start(const ApiServerOptions& opti
 
   storage::rocks::RocksStoreOptions ro;
   ro.path = (std::filesystem::path(options.data_dir) / "store").string();
+  storage::cache::CachedStoreOptions co;
+  if (options.watch_history_events > 0) {
+    ro.history.max_events = options.watch_history_events;
+    ro.history.min_events = std::min(ro.history.min_events, options.watch_history_events);
+    co.history.max_events = ro.history.max_events;
+    co.history.min_events = ro.history.min_events;
+  }
   auto rocks = storage::rocks::RocksStore::Open(ro);
   if (!rocks.ok()) return rocks.status();
-  auto cached = storage::cache::CachedStore::Open(std::move(*rocks));
+  auto cached = storage::cache::CachedStore::Open(std::move(*rocks), co);
   if (!cached.ok()) return cached.status();
   impl->store = std::move(*cached);
 

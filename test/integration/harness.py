@@ -1,0 +1,178 @@
+"""Harness for integration tests: runs the real `svcplane serve` on 127.0.0.1 and real clients.
+
+Every server started here is tracked and killed at exit (even when a test fails or raises),
+and every temp data dir is removed. Timeouts are generous but bounded so a hang fails the
+test instead of the whole ctest run.
+"""
+
+import atexit
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+
+SVCPLANE = os.environ.get("SVCPLANE_BIN", "")
+KUBECTL_DIR = "/usr/lib/google-cloud-sdk/bin"
+START_TIMEOUT = 30.0
+STOP_TIMEOUT = 30.0
+KUBECTL_TIMEOUT = 60.0
+
+_live = set()  # every Server with a running process
+
+
+def _kill_all():
+    for srv in list(_live):
+        srv.kill9()
+
+
+atexit.register(_kill_all)
+
+
+def free_port():
+    """A free loopback port: bind to port 0 and read it back (the kernel picks it)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def kubectl_path(version):
+    return os.path.join(KUBECTL_DIR, "kubectl." + version)
+
+
+class Server:
+    """One `svcplane serve` on a temp data dir (kept across restarts until cleanup())."""
+
+    def __init__(self, extra_args=(), data_dir=None):
+        if not SVCPLANE:
+            raise RuntimeError("set SVCPLANE_BIN to the svcplane binary")
+        self.extra_args = list(extra_args)
+        self.own_dir = data_dir is None
+        self.data_dir = data_dir or tempfile.mkdtemp(prefix="svcplane-itest-")
+        self.port = free_port()
+        self.proc = None
+        self.log_path = os.path.join(self.data_dir, "server.log")
+        self._log = None
+
+    @property
+    def kubeconfig(self):
+        return os.path.join(self.data_dir, "kubeconfig")
+
+    def spawn(self, port=None):
+        """Starts the process without waiting for readiness; returns the Popen."""
+        kc = self.kubeconfig
+        if os.path.exists(kc):
+            os.remove(kc)  # readiness is "the server wrote it again"
+        if port is not None:
+            self.port = port
+        self._log = open(self.log_path, "ab")
+        args = [SVCPLANE, "serve", "--data-dir", self.data_dir,
+                "--listen", "127.0.0.1:%d" % self.port] + self.extra_args
+        self.proc = subprocess.Popen(args, stdout=self._log, stderr=subprocess.STDOUT,
+                                     stdin=subprocess.DEVNULL)
+        _live.add(self)
+        return self.proc
+
+    def start(self, timeout=START_TIMEOUT):
+        for attempt in range(3):
+            self.spawn()
+            try:
+                self.wait_ready(timeout)
+                return self
+            except PortTaken:
+                # Another process grabbed our free port between bind(0) and serve: pick again.
+                self.port = free_port()
+        raise RuntimeError("could not start svcplane:\n" + self.log_tail())
+
+    def wait_ready(self, timeout=START_TIMEOUT):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if os.path.exists(self.kubeconfig):
+                return
+            rc = self.proc.poll()
+            if rc is not None:
+                _live.discard(self)
+                tail = self.log_tail()
+                if "in use" in tail.lower() and "address" in tail.lower():
+                    raise PortTaken()
+                raise RuntimeError("svcplane exited with %d before ready:\n%s" % (rc, tail))
+            time.sleep(0.05)
+        self.kill9()
+        raise RuntimeError("svcplane not ready after %.0fs:\n%s" % (timeout, self.log_tail()))
+
+    def stop(self, timeout=STOP_TIMEOUT):
+        """SIGTERM and wait; returns the exit code (kill -9 after the timeout)."""
+        if self.proc is None or self.proc.poll() is not None:
+            return None if self.proc is None else self.proc.returncode
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            rc = self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.kill9()
+            raise RuntimeError("svcplane ignored SIGTERM for %.0fs" % timeout)
+        _live.discard(self)
+        return rc
+
+    def kill9(self):
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(STOP_TIMEOUT)
+        _live.discard(self)
+
+    def restart(self, hard=False):
+        self.kill9() if hard else self.stop()
+        return self.start()
+
+    def cleanup(self):
+        self.kill9()
+        if self._log:
+            self._log.close()
+        if self.own_dir:
+            shutil.rmtree(self.data_dir, ignore_errors=True)
+
+    def died(self):
+        """A note with the log tail if the server exited by itself, for failure messages."""
+        if self.proc is not None and self.proc.poll() is not None and self in _live:
+            return "\nSERVER EXITED (%d):\n%s" % (self.proc.returncode, self.log_tail())
+        return ""
+
+    def log_tail(self, n=4000):
+        try:
+            with open(self.log_path, "rb") as f:
+                return f.read()[-n:].decode(errors="replace")
+        except OSError:
+            return ""
+
+    # --- clients -------------------------------------------------------------------------
+
+    def kubectl(self, version, *args, input=None, env=None, check=True, timeout=KUBECTL_TIMEOUT):
+        """Runs kubectl.<version> --kubeconfig DIR/kubeconfig ARGS; returns CompletedProcess."""
+        cmd = [kubectl_path(version), "--kubeconfig", self.kubeconfig] + list(args)
+        full_env = dict(os.environ)
+        full_env["HOME"] = self.data_dir  # no shared ~/.kube cache between runs
+        full_env.pop("KUBECONFIG", None)
+        if env:
+            full_env.update(env)
+        p = subprocess.run(cmd, input=input, capture_output=True, text=True, env=full_env,
+                           timeout=timeout)
+        if check and p.returncode != 0:
+            raise AssertionError("%s failed (%d):\nstdout: %s\nstderr: %s%s"
+                                 % (" ".join(cmd[0:1] + list(args)), p.returncode, p.stdout,
+                                    p.stderr, self.died()))
+        return p
+
+    def kubectl_json(self, version, *args):
+        return json.loads(self.kubectl(version, *args, "-o", "json").stdout)
+
+    def api_client(self):
+        from kubernetes import client, config
+        cfg = client.Configuration()
+        config.load_kube_config(config_file=self.kubeconfig, client_configuration=cfg)
+        return client.ApiClient(cfg)
+
+
+class PortTaken(Exception):
+    pass

@@ -1,0 +1,335 @@
+"""kubectl suite against `svcplane serve`, for kubectl 1.27 and 1.33.
+
+kubectl 1.27 cannot validate against our OpenAPI v3 (it wants v2-style schemas for client-side
+validation), so every write from 1.27 passes --validate=false (see VALIDATE). 1.33 uses its
+default validation (server-side fieldValidation=Strict). 1.33's generator commands (`kubectl
+create namespace`, `create service ...`) send protobuf bodies (issue 8): creates use -f
+manifests here and the generator failure is asserted as the known gap.
+"""
+
+import json
+import os
+import queue
+import stat
+import subprocess
+import threading
+import time
+import unittest
+
+import yaml
+
+import harness
+
+NS = "it"
+
+# kind -> (resource name for kubectl, namespaced, manifest builder, a wide column to expect)
+def _meta(name, namespaced):
+    m = {"name": name, "labels": {"app": "it"}, "annotations": {"edit-me": "before"}}
+    if namespaced:
+        m["namespace"] = NS
+    return m
+
+
+KINDS = {
+    "Namespace": ("namespaces", False, lambda n: {
+        "apiVersion": "v1", "kind": "Namespace", "metadata": _meta(n, False)}),
+    "Service": ("services", True, lambda n: {
+        "apiVersion": "v1", "kind": "Service", "metadata": _meta(n, True),
+        "spec": {"selector": {"app": "it"}, "ports": [{"name": "http", "port": 80,
+                                                       "targetPort": 8080}]}}),
+    "Pod": ("pods", True, lambda n: {
+        "apiVersion": "v1", "kind": "Pod", "metadata": _meta(n, True),
+        "spec": {"containers": [{"name": "c", "image": "nginx:1.25"}]}}),
+    "Node": ("nodes", False, lambda n: {
+        "apiVersion": "v1", "kind": "Node", "metadata": _meta(n, False),
+        "spec": {"podCIDR": "10.244.1.0/24"}}),
+    "Endpoints": ("endpoints", True, lambda n: {
+        "apiVersion": "v1", "kind": "Endpoints", "metadata": _meta(n, True),
+        "subsets": [{"addresses": [{"ip": "10.1.2.3"}], "ports": [{"port": 8080}]}]}),
+    "Event": ("events", True, lambda n: {
+        "apiVersion": "v1", "kind": "Event", "metadata": _meta(n, True),
+        "involvedObject": {"kind": "Pod", "namespace": NS, "name": "p"},
+        "reason": "Started", "message": "it started", "type": "Normal",
+        "source": {"component": "itest"}}),
+    "EndpointSlice": ("endpointslices.discovery.k8s.io", True, lambda n: {
+        "apiVersion": "discovery.k8s.io/v1", "kind": "EndpointSlice", "metadata": _meta(n, True),
+        "addressType": "IPv4", "endpoints": [{"addresses": ["10.1.2.3"]}],
+        "ports": [{"name": "http", "port": 8080, "protocol": "TCP"}]}),
+    "Lease": ("leases.coordination.k8s.io", True, lambda n: {
+        "apiVersion": "coordination.k8s.io/v1", "kind": "Lease", "metadata": _meta(n, True),
+        "spec": {"holderIdentity": "itest", "leaseDurationSeconds": 15}}),
+}
+
+EXPLAIN = {"Namespace": "namespaces", "Service": "services.spec", "Pod": "pods.spec",
+           "Node": "nodes.spec", "Endpoints": "endpoints.subsets", "Event": "events.reason",
+           "EndpointSlice": "endpointslices.endpoints", "Lease": "leases.spec"}
+
+EDITOR_SCRIPT = "#!/bin/sh\nsed -i 's/edit-me: before/edit-me: after/' \"$1\"\n"
+
+
+class KubectlSuite:
+    """Mixed into one unittest.TestCase per kubectl version (VERSION)."""
+
+    VERSION = None
+    VALIDATE = ()
+    EXPLAIN_WORKS = True
+
+    @classmethod
+    def setUpClass(cls):
+        cls.srv = harness.Server()
+        try:
+            cls.srv.start()
+            cls.apply_manifest({"apiVersion": "v1", "kind": "Namespace",
+                                "metadata": {"name": NS}})
+            cls.editor = os.path.join(cls.srv.data_dir, "editor.sh")
+            with open(cls.editor, "w") as f:
+                f.write(EDITOR_SCRIPT)
+            os.chmod(cls.editor, stat.S_IRWXU)
+        except BaseException:
+            cls.srv.cleanup()
+            raise
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.srv.cleanup()
+
+    @classmethod
+    def k(cls, *args, **kw):
+        return cls.srv.kubectl(cls.VERSION, *args, **kw)
+
+    @classmethod
+    def apply_manifest(cls, obj, verb="apply", check=True):
+        return cls.k(verb, *cls.VALIDATE, "-f", "-", input=json.dumps(obj), check=check)
+
+    def kjson(self, *args):
+        return json.loads(self.k(*args, "-o", "json").stdout)
+
+    # --- every verb on every kind ---------------------------------------------------------
+
+    def run_kind(self, kind):
+        resource, namespaced, build = KINDS[kind]
+        name = ("it-" + kind + "-" + self.VERSION.replace(".", "")).lower()
+        nsargs = ["-n", NS] if namespaced else []
+        ref = [resource, name] + nsargs
+        obj = build(name)
+
+        # create with create -f, then apply (3-way merge) adds a label
+        out = self.apply_manifest(obj, verb="create").stdout
+        self.assertIn("created", out)
+        obj["metadata"]["labels"]["applied"] = "yes"
+        out = self.apply_manifest(obj).stdout
+        self.assertIn("configured", out)
+
+        got = self.kjson("get", *ref)
+        self.assertEqual(got["kind"], kind)
+        self.assertEqual(got["metadata"]["name"], name)
+        self.assertEqual(got["metadata"]["labels"].get("applied"), "yes")
+        self.assertIn("kubectl.kubernetes.io/last-applied-configuration",
+                      got["metadata"]["annotations"])
+        got_yaml = yaml.safe_load(self.k("get", *ref, "-o", "yaml").stdout)
+        self.assertEqual(got_yaml["metadata"]["uid"], got["metadata"]["uid"])
+        wide = self.k("get", *ref, "-o", "wide").stdout
+        self.assertIn(name, wide)
+        self.assertIn("NAME", wide.splitlines()[0])
+        listed = self.kjson("get", resource, "-l", "app=it,applied=yes", *nsargs)
+        self.assertIn(name, [i["metadata"]["name"] for i in listed["items"]])
+
+        desc = self.k("describe", *ref).stdout
+        self.assertIn(name, desc)
+        self.assertIn("Labels:", desc)
+
+        self.k("label", *ref, "tier=backend")
+        self.k("annotate", *ref, "note=hello")
+        got = self.kjson("get", *ref)
+        self.assertEqual(got["metadata"]["labels"]["tier"], "backend")
+        self.assertEqual(got["metadata"]["annotations"]["note"], "hello")
+        self.k("label", *ref, "tier-")
+        self.assertNotIn("tier", self.kjson("get", *ref)["metadata"]["labels"])
+
+        # the three patch types
+        self.k("patch", *ref, "--type=merge", "-p", '{"metadata":{"labels":{"p1":"merge"}}}')
+        self.k("patch", *ref, "--type=json", "-p",
+               '[{"op":"add","path":"/metadata/labels/p2","value":"json"}]')
+        self.k("patch", *ref, "--type=strategic", "-p", '{"metadata":{"labels":{"p3":"smp"}}}')
+        labels = self.kjson("get", *ref)["metadata"]["labels"]
+        self.assertEqual((labels["p1"], labels["p2"], labels["p3"]), ("merge", "json", "smp"))
+
+        # edit through a non-interactive EDITOR
+        self.k("edit", *ref, *self.VALIDATE, env={"EDITOR": self.editor, "KUBE_EDITOR": ""})
+        self.assertEqual(self.kjson("get", *ref)["metadata"]["annotations"]["edit-me"], "after")
+
+        # explain (served from our OpenAPI v3; 1.27 needs v2, see test_explain_needs_openapi_v2)
+        if self.EXPLAIN_WORKS:
+            ex = self.k("explain", EXPLAIN[kind]).stdout
+            self.assertIn("KIND:", ex)
+            self.assertIn(kind, ex)
+
+        # delete and wait for it to be gone
+        self.k("delete", *ref, "--wait=false")
+        self.k("wait", "--for=delete", *ref, "--timeout=30s")
+        p = self.k("get", *ref, check=False)
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn("NotFound", p.stderr)
+
+    def test_namespace(self): self.run_kind("Namespace")
+    def test_service(self): self.run_kind("Service")
+    def test_pod(self): self.run_kind("Pod")
+    def test_node(self): self.run_kind("Node")
+    def test_endpoints(self): self.run_kind("Endpoints")
+    def test_event(self): self.run_kind("Event")
+    def test_endpointslice(self): self.run_kind("EndpointSlice")
+    def test_lease(self): self.run_kind("Lease")
+
+    # --- the rest ------------------------------------------------------------------------
+
+    def test_raw_discovery_and_readyz(self):
+        self.assertEqual(self.k("get", "--raw", "/readyz").stdout.strip(), "ok")
+        self.assertEqual(self.k("get", "--raw", "/livez").stdout.strip(), "ok")
+        api = json.loads(self.k("get", "--raw", "/api").stdout)
+        self.assertEqual(api["kind"], "APIVersions")
+        self.assertIn("v1", api["versions"])
+        v1 = json.loads(self.k("get", "--raw", "/api/v1").stdout)
+        names = {r["name"] for r in v1["resources"]}
+        for r in ("namespaces", "services", "pods", "nodes", "endpoints", "events",
+                  "pods/status", "services/status"):
+            self.assertIn(r, names)
+        groups = json.loads(self.k("get", "--raw", "/apis").stdout)
+        gnames = {g["name"] for g in groups["groups"]}
+        self.assertLessEqual({"discovery.k8s.io", "coordination.k8s.io"}, gnames)
+        res = self.k("api-resources").stdout
+        for r in ("endpointslices", "leases", "services"):
+            self.assertIn(r, res)
+
+    def test_get_watch(self):
+        name = "watched-" + self.VERSION.replace(".", "")
+        self.apply_manifest(KINDS["Lease"][2](name), verb="create")
+        cmd = [harness.kubectl_path(self.VERSION), "--kubeconfig", self.srv.kubeconfig,
+               "get", "leases", "-n", NS, "--field-selector", "metadata.name=" + name,
+               "-w", "-o", "name"]
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                text=True, env=dict(os.environ, HOME=self.srv.data_dir))
+        lines = queue.Queue()
+        threading.Thread(target=lambda: [lines.put(l) for l in proc.stdout], daemon=True).start()
+        try:
+            first = lines.get(timeout=20)  # the initial list
+            self.assertIn(name, first)
+            self.k("label", "leases", name, "-n", NS, "seen=1")
+            second = lines.get(timeout=20)  # the MODIFIED event
+            self.assertIn(name, second)
+        finally:
+            proc.kill()
+            proc.wait(10)
+            proc.stdout.close()
+
+    def test_wait_pod_ready(self):
+        name = "ready-" + self.VERSION.replace(".", "")
+        self.apply_manifest(KINDS["Pod"][2](name), verb="create")
+        waiter = subprocess.Popen(
+            [harness.kubectl_path(self.VERSION), "--kubeconfig", self.srv.kubeconfig, "wait",
+             "--for=condition=Ready", "pod/" + name, "-n", NS, "--timeout=30s"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            env=dict(os.environ, HOME=self.srv.data_dir))
+        try:
+            time.sleep(0.5)
+            self.assertIsNone(waiter.poll(), "wait returned before the pod was Ready")
+            self.k("patch", "pod", name, "-n", NS, "--subresource=status", "--type=merge", "-p",
+                   '{"status":{"conditions":[{"type":"Ready","status":"True"}]}}')
+            out, err = waiter.communicate(timeout=40)
+            self.assertEqual(waiter.returncode, 0, err)
+            self.assertIn("condition met", out)
+        finally:
+            if waiter.poll() is None:
+                waiter.kill()
+                waiter.wait()
+
+    def test_namespace_deletion(self):
+        ns = "doomed-" + self.VERSION.replace(".", "")
+        self.apply_manifest({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}},
+                            verb="create")
+        for kind in ("Service", "Pod", "Lease", "EndpointSlice"):
+            obj = KINDS[kind][2]("x")
+            obj["metadata"]["namespace"] = ns
+            self.apply_manifest(obj, verb="create")
+        self.k("delete", "namespace", ns, "--wait=false")
+        # Terminating namespaces refuse new objects.
+        p = self.apply_manifest(dict(KINDS["Lease"][2]("late"),
+                                     metadata={"name": "late", "namespace": ns}),
+                                verb="create", check=False)
+        if p.returncode != 0:  # the namespace may already be gone
+            self.assertTrue("terminat" in p.stderr.lower() or "NotFound" in p.stderr, p.stderr)
+        self.k("wait", "--for=delete", "namespace/" + ns, "--timeout=60s")
+        for r in ("services", "pods", "leases", "endpointslices"):
+            items = self.kjson("get", r, "-n", ns)["items"]
+            self.assertEqual(items, [], r)
+
+    def test_conflict_on_stale_update(self):
+        name = "stale-" + self.VERSION.replace(".", "")
+        self.apply_manifest(KINDS["Service"][2](name), verb="create")
+        stale = self.kjson("get", "service", name, "-n", NS)
+        self.k("label", "service", name, "-n", NS, "bump=1")
+        stale["metadata"]["labels"]["mine"] = "x"
+        p = self.apply_manifest(stale, verb="replace", check=False)
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn("Conflict", p.stderr)
+        self.assertIn("the object has been modified", p.stderr)
+
+    def test_invalid_objects_show_field_errors(self):
+        bad = KINDS["Service"][2]("bad-svc")
+        bad["spec"]["ports"][0]["port"] = 70000
+        p = self.apply_manifest(bad, verb="create", check=False)
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn("Invalid", p.stderr)
+        self.assertIn("spec.ports[0].port", p.stderr)
+        bad = KINDS["Pod"][2]("Bad_Name")
+        p = self.apply_manifest(bad, verb="create", check=False)
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn("metadata.name", p.stderr)
+        bad = KINDS["EndpointSlice"][2]("bad-eps")
+        bad["addressType"] = "Bogus"
+        p = self.apply_manifest(bad, verb="create", check=False)
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn("addressType", p.stderr)
+
+
+class Kubectl127(KubectlSuite, unittest.TestCase):
+    VERSION = "1.27"
+    VALIDATE = ("--validate=false",)
+    EXPLAIN_WORKS = False
+
+    @unittest.expectedFailure
+    def test_explain_needs_openapi_v2(self):
+        # Known gap: kubectl 1.27/1.28 `explain` always loads /openapi/v2 (protobuf only for
+        # client-go), which we deliberately answer 404 (see apiserver/openapi/openapi.h), even
+        # with KUBECTL_EXPLAIN_OPENAPIV3=true. 1.33 explains from v3 (tested in run_kind).
+        self.k("explain", "services.spec", env={"KUBECTL_EXPLAIN_OPENAPIV3": "true"})
+
+    def test_generators(self):
+        self.k("create", "namespace", "gen-127")
+        self.k("create", "service", "clusterip", "gen-svc", "--tcp=80:8080", "-n", NS)
+        self.assertEqual(self.kjson("get", "svc", "gen-svc", "-n", NS)["spec"]["ports"][0]["port"],
+                         80)
+
+
+class Kubectl133(KubectlSuite, unittest.TestCase):
+    VERSION = "1.33"
+
+    def test_generators_send_protobuf_known_gap(self):
+        # Issue 8: kubectl 1.33 generators POST protobuf; until then we answer 415.
+        p = self.k("create", "namespace", "gen-133", check=False)
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn("UnsupportedMediaType", p.stderr)
+
+    @unittest.expectedFailure
+    def test_strict_validation_unknown_field(self):
+        # Known gap: kubectl 1.33 sends ?fieldValidation=Strict but the REST layer ignores the
+        # parameter and keeps unknown fields (the codec preserves them), so this create succeeds
+        # where kube-apiserver answers 400 'strict decoding error: unknown field'.
+        obj = KINDS["Lease"][2]("strict")
+        obj["spec"]["notAField"] = 1
+        p = self.apply_manifest(obj, verb="create", check=False)
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn("notAField", p.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
