@@ -312,13 +312,26 @@ class WatchPumpFor final : public WatchPump {
     initial_left_ = initial_events;
   }
 
-  void Drain() override {
-    if (ended_ || !watch_) return;
-    if (writer_->ended()) return End(false);
+  bool Drain() override {
+    if (ended_ || !watch_) return false;
+    if (writer_->ended()) {
+      End(false);
+      return false;
+    }
     for (int round = 0; round < 64; ++round) {
       auto batch = watch_->Poll(256);
-      if (!batch.ok()) return Fail(batch.status());
-      if (batch->empty()) break;
+      if (!batch.ok()) {
+        Fail(batch.status());
+        return false;
+      }
+      if (batch->empty()) {
+        if (options_.send_initial_events && !initial_end_sent_ && initial_left_ == 0) {
+          std::string out;
+          AppendBookmark(true, &out);
+          if (writer_->Write(out) != http::WriteResult::kOk) End(false);
+        }
+        return false;  // drained: the storage watch notifies again on news
+      }
       std::string out;
       for (const auto& item : *batch) {
         AppendEvent(item, &out);
@@ -326,13 +339,14 @@ class WatchPumpFor final : public WatchPump {
           AppendBookmark(true, &out);
         }
       }
-      if (writer_->Write(out) != http::WriteResult::kOk) return End(false);
+      if (writer_->Write(out) != http::WriteResult::kOk) {
+        End(false);
+        return false;
+      }
     }
-    if (options_.send_initial_events && !initial_end_sent_ && initial_left_ == 0) {
-      std::string out;
-      AppendBookmark(true, &out);
-      if (writer_->Write(out) != http::WriteResult::kOk) return End(false);
-    }
+    // Not drained yet (a large initial state, a burst): give other watches a turn, then resume.
+    // The storage watch will not notify while unread events remain, so we must come back.
+    return true;
   }
 
   bool Tick(std::chrono::steady_clock::time_point now) override {

@@ -51,8 +51,12 @@ void WatchHub::WorkLoop() {
     }
     // Clear first: news arriving while we drain schedules the pump again.
     pump->scheduled.store(false);
-    std::lock_guard pump_lock(pump->mu);
-    pump->Drain();
+    bool more = false;
+    {
+      std::lock_guard pump_lock(pump->mu);
+      more = pump->Drain();
+    }
+    if (more) Schedule(pump);
   }
 }
 

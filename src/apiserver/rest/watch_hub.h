@@ -17,7 +17,8 @@ class WatchPump {
  public:
   virtual ~WatchPump() = default;
   // Moves available events to the client. Runs on a hub thread after the watch's notify.
-  virtual void Drain() = 0;
+  // Returns true when it stopped with events left, to be scheduled again.
+  virtual bool Drain() = 0;
   // Periodic: bookmarks and the request timeout. Returns false once the pump has ended.
   virtual bool Tick(std::chrono::steady_clock::time_point now) = 0;
 
