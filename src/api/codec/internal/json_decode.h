@@ -7,12 +7,15 @@
 
 #include <simdjson.h>
 
+#include <array>
 #include <cstdint>
 #include <limits>
 #include <map>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -124,29 +127,63 @@ bool DecodeValue(od::value v, std::map<std::string, V, std::less<>>& out, Decode
   return true;
 }
 
-// Finds the field named `key` in T's field list and decodes into it. False if none matches.
+// A dispatch table per type: each field's name and a decoder for it, so that a key is matched
+// by index instead of walking the whole field tuple.
 template <meta::Reflected T>
-bool DecodeKnownField(std::string_view key, od::value v, T& out, DecodeContext& ctx, bool* ok) {
-  bool matched = false;
-  meta::ForEachField<T>([&](const auto& f) {
-    if (matched || f.json_name != key) return;
-    matched = true;
-    ctx.Push(f.json_name);
-    *ok = DecodeValue(v, out.*(f.member), ctx);
-    if (*ok) ctx.Pop();
-  });
-  return matched;
+struct FieldDecoder {
+  std::string_view name;
+  bool (*decode)(od::value v, T& out, DecodeContext& ctx);
+};
+
+template <meta::Reflected T, size_t I>
+bool DecodeFieldAt(od::value v, T& out, DecodeContext& ctx) {
+  const auto& f = std::get<I>(meta::kFieldsOf<T>);
+  ctx.Push(f.json_name);
+  if (!DecodeValue(v, out.*(f.member), ctx)) return false;
+  ctx.Pop();
+  return true;
+}
+
+template <meta::Reflected T, size_t... I>
+constexpr auto MakeFieldDecoders(std::index_sequence<I...>) {
+  return std::array<FieldDecoder<T>, sizeof...(I)>{
+      FieldDecoder<T>{std::get<I>(meta::kFieldsOf<T>).json_name, &DecodeFieldAt<T, I>}...};
+}
+
+template <meta::Reflected T>
+inline constexpr auto kFieldDecoders = MakeFieldDecoders<T>(
+    std::make_index_sequence<std::tuple_size_v<std::decay_t<decltype(meta::kFieldsOf<T>)>>>());
+
+// Finds the field named `key` and decodes into it; false if none matches. `*hint` is where the
+// previous key matched: JSON written by Kubernetes (and by us) lists fields in declaration
+// order, so the next key is usually the next field and matches on the first comparison.
+template <meta::Reflected T>
+bool DecodeKnownField(std::string_view key, od::value v, T& out, DecodeContext& ctx, bool* ok,
+                      size_t* hint) {
+  const auto& table = kFieldDecoders<T>;
+  const size_t n = table.size();
+  for (size_t k = 0; k < n; ++k) {
+    size_t i = *hint + k;
+    if (i >= n) i -= n;
+    if (table[i].name == key) {
+      *hint = i + 1 < n ? i + 1 : 0;
+      *ok = table[i].decode(v, out, ctx);
+      return true;
+    }
+  }
+  return false;
 }
 
 template <meta::Reflected T>
 bool DecodeObject(od::object obj, T& out, DecodeContext& ctx) {
+  size_t hint = 0;
   for (auto field : obj) {
     std::string_view key;
     if (auto err = field.unescaped_key().get(key)) return ctx.FailSimdjson(err, "key", nullptr);
     od::value fv;
     if (auto err = field.value().get(fv)) return ctx.FailSimdjson(err, "value", nullptr);
     bool ok = true;
-    if (DecodeKnownField(key, fv, out, ctx, &ok)) {
+    if (DecodeKnownField(key, fv, out, ctx, &ok, &hint)) {
       if (!ok) return false;
       continue;
     }
