@@ -243,7 +243,15 @@ class Registry {
   static bool Matches(const T& obj, const ListQuery& q) {
     if (!q.label.Empty() && !q.label.Matches(obj.metadata.labels)) return false;
     if (!q.field.Empty()) {
-      return q.field.MatchesWith([&](std::string_view f) { return Traits::FieldValue(obj, f); });
+      // MatchesWith compares each value before asking for the next, so one buffer suffices;
+      // returning FieldValue's temporary string as a view would dangle.
+      std::string scratch;
+      return q.field.MatchesWith([&](std::string_view f) -> std::optional<std::string_view> {
+        auto v = Traits::FieldValue(obj, f);
+        if (!v) return std::nullopt;
+        scratch = std::move(*v);
+        return std::string_view(scratch);
+      });
     }
     return true;
   }
