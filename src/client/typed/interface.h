@@ -1,0 +1,124 @@
+#pragma once
+
+// The typed client every controller talks through. Two implementations make controllers run
+// unchanged in both places the product runs them:
+//   - over HTTPS to any API server (client/typed/rest_clientset.h: JSON or protobuf bodies),
+//   - in-process inside `svcplane serve` (apiserver/loopback: calls the registries directly,
+//     with the same defaulting, validation and revision rules, sharing objects, no encoding).
+// Objects come back as shared read-only values, so informer caches and listers can hand the
+// very same object to every controller without copying.
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "api/types.h"
+#include "base/result.h"
+#include "client/transport/http.h"
+#include "client/transport/rest_client.h"
+
+namespace svcplane::client {
+
+// Request options mirror metav1's (see client/transport/rest_client.h).
+using transport::CancelToken;
+using transport::DeleteOptions;
+using transport::GetOptions;
+using transport::ListOptions;
+using transport::PatchType;
+using transport::WriteOptions;
+
+template <typename T>
+using ObjectPtr = std::shared_ptr<const T>;
+
+template <typename T>
+struct ObjectList {
+  std::vector<ObjectPtr<T>> items;
+  std::string resource_version;  // the list's metadata.resourceVersion
+  std::string continue_token;    // metadata.continue: more pages follow
+};
+
+enum class WatchEventType { kAdded, kModified, kDeleted, kBookmark };
+
+template <typename T>
+struct WatchEvent {
+  WatchEventType type;
+  // For kBookmark only metadata.resourceVersion is meaningful.
+  ObjectPtr<T> object;
+};
+
+// Handles one event; return false to stop watching.
+template <typename T>
+using WatchEventHandler = std::function<bool(WatchEvent<T> event)>;
+
+// One resource type's verbs, as client-go's typed clients. Namespaced calls take the namespace
+// explicitly; writes take it from obj.metadata.namespace_. Errors carry the Kubernetes reason
+// (test them with client/errors.h: IsNotFound, IsConflict, IsGone...). Safe from any thread.
+template <typename T>
+class ResourceClient {
+ public:
+  virtual ~ResourceClient() = default;
+
+  virtual Result<ObjectPtr<T>> Get(std::string_view ns, std::string_view name,
+                                   const GetOptions& options = {}) = 0;
+  virtual Result<ObjectList<T>> List(std::string_view ns, const ListOptions& options = {}) = 0;
+  // Blocks, handing each event to `handler`, until the server ends the watch (OK), the handler
+  // returns false (OK), `cancel` fires (OK), or an error: kGone for a too old resourceVersion
+  // (before or during the watch), kUnavailable for a broken connection, or the refusal's code.
+  virtual Status Watch(std::string_view ns, const ListOptions& options,
+                       const WatchEventHandler<T>& handler, CancelToken& cancel) = 0;
+  virtual Result<ObjectPtr<T>> Create(const T& obj, const WriteOptions& options = {}) = 0;
+  virtual Result<ObjectPtr<T>> Update(const T& obj, const WriteOptions& options = {}) = 0;
+  // PUT on the status subresource (kinds without one answer NotFound, as the API does).
+  virtual Result<ObjectPtr<T>> UpdateStatus(const T& obj, const WriteOptions& options = {}) = 0;
+  virtual Result<ObjectPtr<T>> Patch(std::string_view ns, std::string_view name, PatchType type,
+                                     std::string_view body, const WriteOptions& options = {},
+                                     std::string_view subresource = "") = 0;
+  virtual Status Delete(std::string_view ns, std::string_view name,
+                        const DeleteOptions& options = {}) = 0;
+};
+
+// A client per kind we serve, as client-go's kubernetes.Interface.
+class Clientset {
+ public:
+  virtual ~Clientset() = default;
+
+  virtual ResourceClient<api::core::v1::Namespace>& Namespaces() = 0;
+  virtual ResourceClient<api::core::v1::Service>& Services() = 0;
+  virtual ResourceClient<api::core::v1::Pod>& Pods() = 0;
+  virtual ResourceClient<api::core::v1::Node>& Nodes() = 0;
+  virtual ResourceClient<api::core::v1::Endpoints>& Endpoints() = 0;
+  virtual ResourceClient<api::core::v1::Event>& Events() = 0;
+  virtual ResourceClient<api::discovery::v1::EndpointSlice>& EndpointSlices() = 0;
+  virtual ResourceClient<api::coordination::v1::Lease>& Leases() = 0;
+
+  // Generic access for templates (informers): For<Pod>() is Pods().
+  template <typename T>
+  ResourceClient<T>& For();
+};
+
+template <typename T>
+ResourceClient<T>& Clientset::For() {
+  using namespace api::core::v1;
+  if constexpr (std::is_same_v<T, Namespace>)
+    return Namespaces();
+  else if constexpr (std::is_same_v<T, Service>)
+    return Services();
+  else if constexpr (std::is_same_v<T, Pod>)
+    return Pods();
+  else if constexpr (std::is_same_v<T, Node>)
+    return Nodes();
+  else if constexpr (std::is_same_v<T, api::core::v1::Endpoints>)
+    return Endpoints();
+  else if constexpr (std::is_same_v<T, Event>)
+    return Events();
+  else if constexpr (std::is_same_v<T, api::discovery::v1::EndpointSlice>)
+    return EndpointSlices();
+  else if constexpr (std::is_same_v<T, api::coordination::v1::Lease>)
+    return Leases();
+  else
+    static_assert(sizeof(T) == 0, "not a kind svcplane serves");
+}
+
+}  // namespace svcplane::client
