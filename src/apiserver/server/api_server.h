@@ -15,7 +15,7 @@ struct ApiServerOptions {
   uint16_t port = 6443;  // 0: pick a free port
   std::string store = "embedded";
   int io_threads = 2;
-  int worker_threads = 4;
+  int worker_threads = 32;
   int watch_threads = 2;
   // Events of watch history kept by the store and its cache (0: the defaults). Tests shrink it
   // to force "too old resource version" (410) after a few writes.
