@@ -69,18 +69,18 @@ int main(int argc, char** argv) {
 
   svcplane::apiserver::server::ApiServerOptions serve_opts;
   std::string listen = "127.0.0.1:6443";
-  std::string cluster_ip_range = "10.96.0.0/12";
-  std::string node_port_range = "30000-32767";
   auto* serve = app.add_subcommand("serve", "Run the API server on the embedded store");
   serve->add_option("--data-dir", serve_opts.data_dir, "data folder")->capture_default_str();
   serve->add_option("--listen", listen, "HOST:PORT to serve HTTPS on")->capture_default_str();
   serve->add_option("--store", serve_opts.store, "storage backend: embedded")
       ->capture_default_str();
   serve
-      ->add_option("--service-cluster-ip-range", cluster_ip_range,
-                   "ClusterIP range (allocation arrives with the bootstrap issue)")
+      ->add_option("--service-cluster-ip-range", serve_opts.service_cluster_ip_range,
+                   "ClusterIP range: a CIDR, or IPv4,IPv6 CIDRs for dual stack")
       ->capture_default_str();
-  serve->add_option("--service-node-port-range", node_port_range, "NodePort range")
+  serve
+      ->add_option("--service-node-port-range", serve_opts.service_node_port_range,
+                   "NodePort range (inclusive)")
       ->capture_default_str();
   serve->add_option("--log-level", log_level, "trace, debug, info, warn, error");
   // Hidden (empty group): integration tests shrink watch history to force 410 Gone.

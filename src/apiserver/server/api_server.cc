@@ -8,6 +8,7 @@
 #include <chrono>
 #include <filesystem>
 
+#include "apiserver/allocator/service_allocator.h"
 #include "apiserver/discovery/discovery.h"
 #include "apiserver/http/auth.h"
 #include "apiserver/http/server.h"
@@ -44,6 +45,7 @@ class ApiServerImpl {
   std::unique_ptr<registry::Registry<Event>> events;
   std::unique_ptr<registry::Registry<EndpointSlice>> slices;
   std::unique_ptr<registry::Registry<Lease>> leases;
+  std::unique_ptr<allocator::ServiceAllocator> service_allocator;
   std::vector<std::unique_ptr<Collection>> collections;
   std::unique_ptr<Housekeeping> housekeeping;
   std::unique_ptr<rest::WatchHub> hub;
@@ -93,6 +95,39 @@ class ApiServerImpl {
     std::erase(ns.spec.finalizers, std::string("kubernetes"));
     auto r = namespaces->Update("", name, registry::Subresource::kFinalize, std::move(ns), {});
     return r.ok() || r.status().code() == Code::kNotFound ? Status::Ok() : r.status();
+  }
+
+  // ClusterIP/NodePort allocation around every Service write.
+  Status StartAllocators() {
+    allocator::ServiceAllocatorOptions ao;
+    std::string_view ranges = options.service_cluster_ip_range;
+    while (!ranges.empty()) {
+      auto comma = ranges.find(',');
+      auto cidr = allocator::CidrRange::Parse(ranges.substr(0, comma));
+      if (!cidr.ok())
+        return BadRequestError("--service-cluster-ip-range: " + cidr.status().message());
+      ao.cidrs.push_back(std::move(*cidr));
+      ranges = comma == std::string_view::npos ? std::string_view() : ranges.substr(comma + 1);
+    }
+    if (ao.cidrs.empty() || ao.cidrs.size() > 2 ||
+        (ao.cidrs.size() == 2 && ao.cidrs[0].family() == ao.cidrs[1].family())) {
+      return BadRequestError(
+          "--service-cluster-ip-range: expected one CIDR or two of different IP families, got \"" +
+          options.service_cluster_ip_range + "\"");
+    }
+    auto ports = allocator::PortRange::Parse(options.service_node_port_range);
+    if (!ports.ok())
+      return BadRequestError("--service-node-port-range: " + ports.status().message());
+    ao.node_ports = std::move(*ports);
+    service_allocator = std::make_unique<allocator::ServiceAllocator>(store.get(), std::move(ao));
+    registry::WriteHooks<Service> hooks;
+    auto* alloc = service_allocator.get();
+    hooks.begin_write = [alloc](Service& svc, const Service* old, bool dry_run) {
+      return alloc->Begin(svc, old, dry_run);
+    };
+    hooks.after_delete = [alloc](const Service& svc) { alloc->ReleaseAll(svc); };
+    services->SetHooks(std::move(hooks));
+    return Status::Ok();
   }
 
   // The namespaces every cluster has; recreated at start if someone deleted them.
@@ -175,6 +210,7 @@ Result<std::unique_ptr<ApiServer>> ApiServer::Start(const ApiServerOptions& opti
   impl->Serve(impl->events);
   impl->Serve(impl->slices);
   impl->Serve(impl->leases);
+  SVC_RETURN_IF_ERROR(impl->StartAllocators());
   impl->EnsureSystemNamespaces();
 
   std::vector<Collection*> all;

@@ -20,6 +20,9 @@ struct ApiServerOptions {
   // Events of watch history kept by the store and its cache (0: the defaults). Tests shrink it
   // to force "too old resource version" (410) after a few writes.
   size_t watch_history_events = 0;
+  // ClusterIP range: one CIDR or "v4cidr,v6cidr" (dual stack; the first is primary).
+  std::string service_cluster_ip_range = "10.96.0.0/12";
+  std::string service_node_port_range = "30000-32767";
 };
 
 class ApiServerImpl;
