@@ -1,6 +1,7 @@
 // svcplane: the service-discovery control plane. main() wires subcommands and nothing else.
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <csignal>
 #include <iostream>
 
@@ -85,6 +86,10 @@ int main(int argc, char** argv) {
   serve->add_option("--log-level", log_level, "trace, debug, info, warn, error");
   // Hidden (empty group): integration tests shrink watch history to force 410 Gone.
   serve->add_option("--watch-history-events", serve_opts.watch_history_events)->group("");
+  // Hidden test hooks for the allocation repair loops.
+  int64_t repair_interval_seconds = serve_opts.repair_interval.count();
+  serve->add_option("--repair-interval-seconds", repair_interval_seconds)->group("");
+  serve->add_flag("--debug-reset-allocations", serve_opts.debug_reset_allocations)->group("");
 
   CLI11_PARSE(app, argc, argv);
   if (auto st = svcplane::SetLogLevel(log_level); !st.ok()) {
@@ -104,6 +109,8 @@ int main(int argc, char** argv) {
       std::cerr << "svcplane: --listen must be HOST:PORT, got \"" << listen << "\"\n";
       return 2;
     }
+    serve_opts.repair_interval =
+        std::chrono::seconds(std::max<int64_t>(1, repair_interval_seconds));
     return Serve(serve_opts);
   }
   return 0;

@@ -1,13 +1,16 @@
 #include "apiserver/server/api_server.h"
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include <boost/json.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 
+#include "apiserver/allocator/repair.h"
 #include "apiserver/allocator/service_allocator.h"
 #include "apiserver/discovery/discovery.h"
 #include "apiserver/http/auth.h"
@@ -46,6 +49,10 @@ class ApiServerImpl {
   std::unique_ptr<registry::Registry<EndpointSlice>> slices;
   std::unique_ptr<registry::Registry<Lease>> leases;
   std::unique_ptr<allocator::ServiceAllocator> service_allocator;
+  std::unique_ptr<allocator::ClusterIpRepair> ip_repair;
+  std::unique_ptr<allocator::NodePortRepair> port_repair;
+  std::unique_ptr<allocator::RepairLoop> repair_loop;
+  std::atomic<int64_t> event_seq{0};
   std::vector<std::unique_ptr<Collection>> collections;
   std::unique_ptr<Housekeeping> housekeeping;
   std::unique_ptr<rest::WatchHub> hub;
@@ -61,6 +68,7 @@ class ApiServerImpl {
     if (shut_down) return;
     shut_down = true;
     if (http) http->Shutdown(std::chrono::seconds(5));
+    repair_loop.reset();
     housekeeping.reset();
     hub.reset();
   }
@@ -128,6 +136,79 @@ class ApiServerImpl {
     hooks.after_delete = [alloc](const Service& svc) { alloc->ReleaseAll(svc); };
     services->SetHooks(std::move(hooks));
     return Status::Ok();
+  }
+
+  Result<std::vector<Service>> ListAllServices() {
+    auto list = services->List("", {});
+    if (!list.ok()) return list.status();
+    std::vector<Service> out;
+    out.reserve(list->items.size());
+    for (const auto& o : list->items) out.push_back(*o.obj);
+    return out;
+  }
+
+  // A core/v1 Warning Event on `svc`, as client-go's recorder writes it.
+  void RecordServiceEvent(const Service& svc, std::string_view component, std::string_view reason,
+                          const std::string& message) {
+    const int64_t now = ctx.now_micros();
+    Event ev;
+    // "<name>.<UnixNano hex>" as client-go names them; the sequence keeps two events recorded
+    // in one microsecond apart.
+    ev.metadata.name = fmt::format("{}.{:x}", svc.metadata.name, now * 1000 + (event_seq++ % 1000));
+    ev.involved_object.kind = "Service";
+    ev.involved_object.namespace_ = svc.metadata.namespace_;
+    ev.involved_object.name = svc.metadata.name;
+    ev.involved_object.uid = svc.metadata.uid;
+    ev.involved_object.api_version = "v1";
+    ev.involved_object.resource_version = svc.metadata.resource_version;
+    ev.reason = std::string(reason);
+    ev.message = message;
+    ev.type = "Warning";
+    ev.source.component = std::string(component);
+    ev.first_timestamp = api::meta::Time::FromUnix(now / 1000000);
+    ev.last_timestamp = ev.first_timestamp;
+    ev.count = 1;
+    auto r = events->Create(svc.metadata.namespace_, std::move(ev), {});
+    if (!r.ok()) {
+      spdlog::warn("recording event {} on service {}/{}: {}", reason, svc.metadata.namespace_,
+                   svc.metadata.name, r.status().message());
+    }
+  }
+
+  // The repair loops: one pass now (allocations are trustworthy once it succeeded), then every
+  // repair_interval.
+  void StartRepair() {
+    auto list = [this] { return ListAllServices(); };
+    auto sink = [this](const Service& svc, std::string_view component, std::string_view reason,
+                       const std::string& message) {
+      RecordServiceEvent(svc, component, reason, message);
+    };
+    std::vector<allocator::IpAllocator*> ips;
+    for (const auto& a : service_allocator->ip_allocators()) ips.push_back(a.get());
+    if (options.debug_reset_allocations) {
+      spdlog::warn("--debug-reset-allocations: emptying the stored allocation maps");
+      std::vector<allocator::StoredRange*> ranges;
+      for (auto* a : ips) ranges.push_back(&a->stored());
+      ranges.push_back(&service_allocator->node_ports().stored());
+      for (auto* r : ranges) {
+        auto snap = r->Read();
+        if (!snap.ok()) continue;
+        (void)r->Write(allocator::Bitmap(r->size(), r->band_offset()), snap->revision);
+      }
+    }
+    ip_repair = std::make_unique<allocator::ClusterIpRepair>(ips, list, sink);
+    port_repair =
+        std::make_unique<allocator::NodePortRepair>(&service_allocator->node_ports(), list, sink);
+    repair_loop = std::make_unique<allocator::RepairLoop>(
+        RealClock::Get(), options.repair_interval, [this]() -> Status {
+          Status a = ip_repair->RunOnce();
+          if (!a.ok()) spdlog::error("ClusterIP repair: {}", a.message());
+          Status b = port_repair->RunOnce();
+          if (!b.ok()) spdlog::error("NodePort repair: {}", b.message());
+          return a.ok() ? b : a;
+        });
+    (void)repair_loop->RunNow();
+    repair_loop->Start();
   }
 
   // The namespaces every cluster has; recreated at start if someone deleted them.
@@ -212,6 +293,7 @@ Result<std::unique_ptr<ApiServer>> ApiServer::Start(const ApiServerOptions& opti
   impl->Serve(impl->leases);
   SVC_RETURN_IF_ERROR(impl->StartAllocators());
   impl->EnsureSystemNamespaces();
+  impl->StartRepair();
 
   std::vector<Collection*> all;
   for (auto& c : impl->collections) all.push_back(c.get());

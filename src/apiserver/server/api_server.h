@@ -23,6 +23,11 @@ struct ApiServerOptions {
   // ClusterIP range: one CIDR or "v4cidr,v6cidr" (dual stack; the first is primary).
   std::string service_cluster_ip_range = "10.96.0.0/12";
   std::string service_node_port_range = "30000-32767";
+  // How often the ClusterIP/NodePort repair loops run (upstream: 3 min); tests shorten it.
+  std::chrono::seconds repair_interval{180};
+  // Test hook: empty the stored allocation maps at start, before the first repair pass, so
+  // that pass must rebuild them from the Services (and report each as not allocated).
+  bool debug_reset_allocations = false;
 };
 
 class ApiServerImpl;
