@@ -86,6 +86,9 @@ int main(int argc, char** argv) {
   serve->add_option("--log-level", log_level, "trace, debug, info, warn, error");
   // Hidden (empty group): integration tests shrink watch history to force 410 Gone.
   serve->add_option("--watch-history-events", serve_opts.watch_history_events)->group("");
+  serve->add_option("--advertise-address", serve_opts.advertise_address,
+                    "address listed in the kubernetes Service's endpoints (default: --listen's "
+                    "host unless loopback, else the default-route interface's address)");
   // Hidden test hooks for the allocation repair loops.
   int64_t repair_interval_seconds = serve_opts.repair_interval.count();
   serve->add_option("--repair-interval-seconds", repair_interval_seconds)->group("");

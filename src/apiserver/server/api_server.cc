@@ -12,6 +12,8 @@
 
 #include "apiserver/allocator/repair.h"
 #include "apiserver/allocator/service_allocator.h"
+#include "apiserver/bootstrap/controller.h"
+#include "apiserver/bootstrap/host_address.h"
 #include "apiserver/discovery/discovery.h"
 #include "apiserver/http/auth.h"
 #include "apiserver/http/server.h"
@@ -53,6 +55,8 @@ class ApiServerImpl {
   std::unique_ptr<allocator::NodePortRepair> port_repair;
   std::unique_ptr<allocator::RepairLoop> repair_loop;
   std::atomic<int64_t> event_seq{0};
+  std::unique_ptr<bootstrap::LeaseEndpointReconciler> lease_reconciler;
+  std::unique_ptr<bootstrap::BootstrapController> bootstrap;
   std::vector<std::unique_ptr<Collection>> collections;
   std::unique_ptr<Housekeeping> housekeeping;
   std::unique_ptr<rest::WatchHub> hub;
@@ -67,6 +71,9 @@ class ApiServerImpl {
   void Shutdown() {
     if (shut_down) return;
     shut_down = true;
+    // Before the listener closes, as upstream's pre-shutdown hook: our address leaves the
+    // `kubernetes` endpoints now instead of when the lease expires.
+    if (bootstrap) bootstrap->Stop();
     if (http) http->Shutdown(std::chrono::seconds(5));
     repair_loop.reset();
     housekeeping.reset();
@@ -211,16 +218,29 @@ class ApiServerImpl {
     repair_loop->Start();
   }
 
-  // The namespaces every cluster has; recreated at start if someone deleted them.
-  void EnsureSystemNamespaces() {
-    for (const char* name : {"default", "kube-system", "kube-public", "kube-node-lease"}) {
-      Namespace ns;
-      ns.metadata.name = name;
-      auto r = namespaces->Create("", ns, {});
-      if (!r.ok() && r.status().code() != Code::kAlreadyExists) {
-        spdlog::warn("creating namespace {}: {}", name, r.status().message());
-      }
+  // The `kubernetes` Service, its endpoints and the system namespaces (bootstrap controller).
+  void StartBootstrap(uint16_t secure_port) {
+    bootstrap::BootstrapOptions bo;
+    bo.service_ip = allocator::FormatIp(service_allocator->primary().cidr().First());
+    bo.secure_port = secure_port;
+    bo.public_ip = options.advertise_address.empty() ? bootstrap::AdvertiseAddressFor(options.host)
+                                                     : options.advertise_address;
+    if (bo.public_ip.empty()) {
+      spdlog::warn("no address to advertise: the kubernetes endpoints stay empty");
+    } else if (allocator::FamilyOf(bo.public_ip) != service_allocator->primary().family()) {
+      spdlog::warn(
+          "advertised address {} is not of the service range's family ({}): the "
+          "kubernetes endpoints stay empty",
+          bo.public_ip, service_allocator->primary().family());
+      bo.public_ip.clear();
     }
+    lease_reconciler = std::make_unique<bootstrap::LeaseEndpointReconciler>(
+        store.get(), endpoints.get(), slices.get(), RealClock::Get());
+    bootstrap = std::make_unique<bootstrap::BootstrapController>(
+        bootstrap::BootstrapRegistries{namespaces.get(), services.get(), endpoints.get(),
+                                       slices.get()},
+        lease_reconciler.get(), RealClock::Get(), bo);
+    bootstrap->Start();
   }
 };
 
@@ -292,7 +312,7 @@ Result<std::unique_ptr<ApiServer>> ApiServer::Start(const ApiServerOptions& opti
   impl->Serve(impl->slices);
   impl->Serve(impl->leases);
   SVC_RETURN_IF_ERROR(impl->StartAllocators());
-  impl->EnsureSystemNamespaces();
+  bootstrap::EnsureSystemNamespaces(*impl->namespaces);
   impl->StartRepair();
 
   std::vector<Collection*> all;
@@ -321,6 +341,7 @@ Result<std::unique_ptr<ApiServer>> ApiServer::Start(const ApiServerOptions& opti
   });
   if (!server.ok()) return server.status();
   impl->http = std::move(*server);
+  impl->StartBootstrap(impl->http->port());
   impl->http->SetReady(true);
 
   pki::KubeconfigParams kp;

@@ -25,6 +25,9 @@ struct ApiServerOptions {
   std::string service_node_port_range = "30000-32767";
   // How often the ClusterIP/NodePort repair loops run (upstream: 3 min); tests shorten it.
   std::chrono::seconds repair_interval{180};
+  // The address the `kubernetes` endpoints advertise; empty: --listen's host unless loopback
+  // or unspecified, else the host's default-route IPv4 address (as kube-apiserver picks it).
+  std::string advertise_address;
   // Test hook: empty the stored allocation maps at start, before the first repair pass, so
   // that pass must rebuild them from the Services (and report each as not allocated).
   bool debug_reset_allocations = false;
