@@ -76,23 +76,51 @@ Status StoredRange::Write(const Bitmap& map, storage::Revision expected) {
   return r.ok() ? Status::Ok() : r.status();
 }
 
-Status StoredRange::Mutate(const std::function<bool(Bitmap&)>& change) {
-  std::lock_guard<std::mutex> lock(mu_);
+Status StoredRange::ApplyBatch(const std::vector<Pending*>& batch) {
   for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
     auto snap = Read();
     if (!snap.ok()) return snap.status();
     if (snap->revision != 0 && snap->range != range_text_) {
       return InternalError("the provided network does not match the current range");
     }
-    if (!change(snap->map)) return Status::Ok();
+    bool changed = false;
+    for (Pending* p : batch) changed = (*p->change)(snap->map) || changed;
+    if (!changed) return Status::Ok();
     Status st = Write(snap->map, snap->revision);
     if (st.ok()) return st;
+    // Another server wrote in between: run every change again on its state.
     if (st.code() != Code::kConflict && st.code() != Code::kAlreadyExists &&
         st.code() != Code::kNotFound) {
       return st;
     }
   }
   return ConflictError("too many concurrent changes to " + key_);
+}
+
+Status StoredRange::Mutate(const std::function<bool(Bitmap&)>& change) {
+  Pending me{&change};
+  std::unique_lock<std::mutex> lock(mu_);
+  queue_.push_back(&me);
+  while (!me.done) {
+    if (writing_) {
+      done_cv_.wait(lock);
+      continue;
+    }
+    // Nobody is writing: apply everything queued so far (this caller's change included).
+    writing_ = true;
+    std::vector<Pending*> batch(queue_.begin(), queue_.end());
+    queue_.clear();
+    lock.unlock();
+    Status st = ApplyBatch(batch);
+    lock.lock();
+    for (Pending* p : batch) {
+      p->status = st;
+      p->done = true;
+    }
+    writing_ = false;
+    done_cv_.notify_all();
+  }
+  return me.status;
 }
 
 Result<bool> StoredRange::Allocate(size_t offset, bool dry_run) {

@@ -5,12 +5,15 @@
 // allocator keeps it: every change is a read-modify-write guarded by the record's mod revision,
 // retried on conflict, so several API servers sharing one store never hand out an offset twice.
 
+#include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <mutex>
 #include <optional>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "apiserver/allocator/bitmap.h"
 #include "base/result.h"
@@ -55,9 +58,19 @@ class StoredRange {
   std::string EncodeRecord(const Bitmap& map) const;
 
  private:
+  struct Pending {
+    const std::function<bool(Bitmap&)>* change;
+    Status status;
+    bool done = false;
+  };
+
   // Runs `change` on a fresh copy of the map and writes it back; retries on conflict. `change`
-  // returns false when there is nothing to write.
+  // returns false when there is nothing to write, and must be safe to run again (on a fresh
+  // copy) after a conflict. Concurrent callers are combined: one of them applies every queued
+  // change and writes once, so N concurrent allocations cost one store write, not N.
   Status Mutate(const std::function<bool(Bitmap&)>& change);
+  // One read-modify-write of all of `batch`, retried on conflict.
+  Status ApplyBatch(const std::vector<Pending*>& batch);
   uint64_t Random();
 
   storage::Store* const store_;
@@ -66,7 +79,10 @@ class StoredRange {
   const size_t size_;
   const size_t band_offset_;
 
-  std::mutex mu_;  // serialises this process's writers so that only other servers conflict
+  std::mutex mu_;
+  std::condition_variable done_cv_;
+  std::deque<Pending*> queue_;  // guarded by mu_
+  bool writing_ = false;        // guarded by mu_: a caller is applying a batch
   std::mutex rng_mu_;
   std::mt19937_64 rng_;
 };
