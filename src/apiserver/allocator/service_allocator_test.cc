@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <set>
+#include <thread>
+
 #include "apiserver/registry/registry.h"
 #include "storage/memory/memory_store.h"
 
@@ -257,6 +261,79 @@ TEST_F(ServiceAllocatorTest, RequireDualStackOnSingleStackClusterIsRejected) {
   EXPECT_EQ(Create(v6).status().message(),
             "Service \"v6\" is invalid: spec.ipFamilies[0]: Invalid value: \"IPv6\": not "
             "configured on this cluster");
+}
+
+}  // namespace
+}  // namespace svcplane::apiserver::allocator
+
+namespace svcplane::apiserver::allocator {
+namespace {
+
+TEST_F(ServiceAllocatorTest, MalformedIpLeftToValidation) {
+  Service s = Svc("bad");
+  s.spec.cluster_ip = "10.96.0.300";
+  auto r = Create(s);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), Code::kInvalid);
+  EXPECT_NE(r.status().message().find("spec.clusterIPs[0]: Invalid value: \"10.96.0.300\""),
+            std::string::npos)
+      << r.status().message();
+  EXPECT_EQ(IpsInUse(), 0u);
+}
+
+// Two API servers (own allocator and registry each) on one store, creating concurrently.
+TEST(MultiServerAllocationTest, NoDuplicatesAcrossServers) {
+  storage::memory::MemoryStore store;
+  ServiceAllocatorOptions o;
+  o.cidrs = {*CidrRange::Parse("10.96.0.0/22")};
+  o.node_ports = *PortRange::Parse("30000-30999");
+  struct ServerState {
+    std::unique_ptr<ServiceAllocator> alloc;
+    std::unique_ptr<Registry<Service>> services;
+  };
+  std::vector<ServerState> servers(2);
+  for (auto& srv : servers) {
+    srv.alloc = std::make_unique<ServiceAllocator>(&store, o);
+    registry::RegistryContext ctx;
+    ctx.store = &store;
+    ctx.now_micros = [] { return int64_t{1714557600'000000}; };
+    srv.services = std::make_unique<Registry<Service>>(ctx);
+    registry::WriteHooks<Service> hooks;
+    auto* alloc = srv.alloc.get();
+    hooks.begin_write = [alloc](Service& s, const Service* old, bool dry) {
+      return alloc->Begin(s, old, dry);
+    };
+    srv.services->SetHooks(std::move(hooks));
+  }
+  std::vector<std::thread> threads;
+  std::atomic<int> failures{0};
+  for (int t = 0; t < 6; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 60; ++i) {
+        Service s;
+        s.metadata.name = "s-" + std::to_string(t) + "-" + std::to_string(i);
+        s.spec.type = "NodePort";
+        s.spec.selector["app"] = "x";
+        s.spec.ports.push_back({.name = "http", .port = 80});
+        if (!servers[t % 2].services->Create("default", std::move(s), {}).ok()) ++failures;
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(failures.load(), 0);
+  auto list = servers[0].services->List("default", {});
+  ASSERT_TRUE(list.ok());
+  std::set<std::string> ips;
+  std::set<int> ports;
+  for (const auto& o : list->items) {
+    ips.insert(o.obj->spec.cluster_ip);
+    ports.insert(o.obj->spec.ports[0].node_port);
+  }
+  EXPECT_EQ(list->items.size(), 360u);
+  EXPECT_EQ(ips.size(), 360u);
+  EXPECT_EQ(ports.size(), 360u);
+  EXPECT_EQ(servers[1].alloc->primary().stored().Read()->map.Count(), 360u);
+  EXPECT_EQ(servers[1].alloc->node_ports().stored().Read()->map.Count(), 360u);
 }
 
 }  // namespace
