@@ -383,6 +383,7 @@ class Registry {
         kind_errs = v::ValidateStatusUpdate(n, old);
       } else {
         v::PrepareForUpdate(n, old);
+        if (!BeginUpdate(n, old, finish)) return {};
         kind_errs = v::ValidateUpdate(n, old);
       }
     } else if constexpr (Traits::kHasStatus) {
