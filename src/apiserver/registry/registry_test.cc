@@ -361,5 +361,42 @@ TEST_F(RegistryTest, WatchNotifiesAgainAfterAPollThatFilteredEverything) {
   EXPECT_EQ((*got)[0].object.obj->metadata.name, "mine");
 }
 
+// The write hooks: begin_write may edit the object before validation, and its callback hears
+// exactly once whether the object was stored; after_delete sees the deleted object.
+TEST_F(RegistryTest, WriteHooksSeeEveryOutcome) {
+  Registry<Service> services(Ctx());
+  std::vector<std::string> log;
+  WriteHooks<Service> hooks;
+  hooks.begin_write = [&](Service& s, const Service* old,
+                          bool dry_run) -> Result<std::function<void(bool)>> {
+    if (s.metadata.labels.count("refuse")) return ConflictError("refused by hook");
+    s.metadata.annotations["hooked"] = old ? "update" : "create";
+    std::string name = s.metadata.name + (dry_run ? "/dry" : "");
+    return std::function<void(bool)>(
+        [&log, name](bool stored) { log.push_back(name + (stored ? ":stored" : ":dropped")); });
+  };
+  hooks.after_delete = [&](const Service& s) { log.push_back(s.metadata.name + ":deleted"); };
+  services.SetHooks(hooks);
+
+  auto created = services.Create("default", MakeService("a"), {});
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  EXPECT_EQ(created->obj->metadata.annotations.at("hooked"), "create");
+  Service bad = MakeService("b");
+  bad.spec.ports[0].port = 0;  // invalid: the hook ran, nothing was stored
+  EXPECT_FALSE(services.Create("default", bad, {}).ok());
+  EXPECT_TRUE(services.Create("default", MakeService("c"), {.dry_run = true}).ok());
+  Service refused = MakeService("d");
+  refused.metadata.labels["refuse"] = "1";
+  EXPECT_EQ(services.Create("default", refused, {}).status().message(), "refused by hook");
+  Service upd = *created->obj;
+  upd.spec.ports[0].port = 81;
+  auto updated = services.Update("default", "a", Subresource::kNone, upd, {});
+  ASSERT_TRUE(updated.ok()) << updated.status().ToString();
+  EXPECT_EQ(updated->obj->metadata.annotations.at("hooked"), "update");
+  ASSERT_TRUE(services.Delete("default", "a", {}).ok());
+  EXPECT_EQ(log, (std::vector<std::string>{"a:stored", "b:dropped", "c/dry:dropped", "a:stored",
+                                           "a:deleted"}));
+}
+
 }  // namespace
 }  // namespace svcplane::apiserver::registry
