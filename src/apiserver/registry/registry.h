@@ -372,6 +372,9 @@ class Registry {
   api::validation::FieldErrorList PrepareAndValidate(T& n, const T& old, Subresource sub,
                                                      FinishGuard& finish) {
     namespace v = api::validation;
+    // As rest.BeforeUpdate: a PUT without uid or creationTimestamp (a freshly built object, as
+    // controllers send) takes them from the stored object before the immutability checks.
+    v::PrepareObjectMetaForUpdate(n.metadata, old.metadata);
     v::FieldErrorList errs = v::ValidateCommonUpdate(n.metadata, old.metadata, namespaced());
     v::FieldErrorList kind_errs;
     if constexpr (std::is_same_v<T, api::core::v1::Namespace>) {

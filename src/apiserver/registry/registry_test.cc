@@ -145,6 +145,28 @@ TEST_F(RegistryTest, UpdateConflictsOnStaleResourceVersionAndSkipsNoOps) {
       << immutable.status().message();
 }
 
+// As rest.BeforeUpdate: an unconditional PUT of a freshly built object (no uid, no
+// creationTimestamp, no resourceVersion: what controllers send) keeps the stored ones.
+TEST_F(RegistryTest, UnconditionalUpdateWithoutUidKeepsStoredIdentity) {
+  Registry<Service> services(Ctx());
+  auto created = services.Create("default", MakeService("fresh"), {});
+  ASSERT_TRUE(created.ok());
+  Service fresh = MakeService("fresh", 81);
+  fresh.spec.cluster_ip = created->obj->spec.cluster_ip;
+  fresh.spec.cluster_ips = created->obj->spec.cluster_ips;
+  ASSERT_TRUE(fresh.metadata.uid.empty());
+  auto updated = services.Update("default", "fresh", Subresource::kNone, fresh, {});
+  ASSERT_TRUE(updated.ok()) << updated.status().ToString();
+  EXPECT_EQ(updated->obj->metadata.uid, created->obj->metadata.uid);
+  EXPECT_EQ(updated->obj->metadata.creation_timestamp, created->obj->metadata.creation_timestamp);
+  EXPECT_EQ(updated->obj->spec.ports.at(0).port, 81);
+  // A different uid is still refused: it names another object.
+  Service other = *updated->obj;
+  other.metadata.uid = "6b2a5f0e-0000-4000-8000-000000000000";
+  auto refused = services.Update("default", "fresh", Subresource::kNone, other, {});
+  EXPECT_EQ(refused.status().code(), Code::kInvalid) << refused.status().ToString();
+}
+
 TEST_F(RegistryTest, StatusSubresourceKeepsSpecAndMainKeepsStatus) {
   Registry<Pod> pods(Ctx());
   auto created = pods.Create("default", MakePod("p"), {});
