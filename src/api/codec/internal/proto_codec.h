@@ -142,7 +142,7 @@ inline constexpr auto kFieldEncoders =
     MakeFieldEncoders<T>(std::make_index_sequence<kFieldCount<T>>());
 
 template <meta::Reflected T>
-bool IsModelled(uint32_t number) {
+bool IsModelled(uint32_t number) {  // NOLINT: a function pointer for JsonMembersToProto
   for (const auto& e : kFieldEncoders<T>) {
     if (e.number == number) return true;
   }
@@ -152,30 +152,33 @@ bool IsModelled(uint32_t number) {
 template <meta::Reflected T>
 void EncodeBody(ProtoWriter& w, const T& v) {
   const ProtoMessage* schema = SchemaOf<T>();
-  // Unknown JSON members the schema knows, to be merged in by field number.
-  struct Extra {
-    uint32_t number;
-    const ProtoField* field;
-    const std::string* json;
-  };
-  std::vector<Extra> extras;
+  // The unknown JSON members the schema knows, encoded up front (one parse for all of them) and
+  // merged in by field number below.
+  std::string extra_bytes;
+  std::vector<FieldSpan> extras;
   if constexpr (meta::HasUnknownFields<T>) {
     if (!v.unknown.empty() && schema) {
-      for (const auto& [key, raw] : v.unknown.items) {
-        const ProtoField* f = schema->FieldByName(key);
-        if (f && !IsModelled<T>(f->number)) extras.push_back({f->number, f, &raw});
+      std::string obj;
+      JsonWriter jw(&obj);
+      jw.Char('{');
+      for (size_t i = 0; i < v.unknown.items.size(); ++i) {
+        if (i) jw.Char(',');
+        jw.String(v.unknown.items[i].first);
+        jw.Char(':');
+        jw.Raw(v.unknown.items[i].second);
       }
-      std::sort(extras.begin(), extras.end(),
-                [](const Extra& a, const Extra& b) { return a.number < b.number; });
+      jw.Char('}');
+      std::string error;
+      if (!JsonMembersToProto(*schema, obj, &IsModelled<T>, &extra_bytes, &extras, &error)) {
+        extras.clear();
+      }
     }
   }
   size_t next_extra = 0;
   auto flush_extras_below = [&](uint32_t number) {
     while (next_extra < extras.size() && extras[next_extra].number < number) {
-      const Extra& e = extras[next_extra++];
-      size_t before = w.buffer()->size();
-      std::string error;
-      if (!JsonFieldToProto(*e.field, *e.json, w, &error)) w.buffer()->resize(before);
+      const FieldSpan& e = extras[next_extra++];
+      w.buffer()->append(extra_bytes, e.offset, e.size);
     }
   };
   for (const auto& enc : kFieldEncoders<T>) {

@@ -168,7 +168,9 @@ Result<std::unique_ptr<ProtoSchema>> ProtoSchema::Parse(
       msg->number_order.push_back(static_cast<int16_t>(i));
     }
     std::sort(msg->number_order.begin(), msg->number_order.end(),
-              [&](int16_t a, int16_t b) { return msg->fields[a].number < msg->fields[b].number; });
+              [m = msg.get()](int16_t a, int16_t b) {
+                return m->fields[a].number < m->fields[b].number;
+              });
   }
   return schema;
 }

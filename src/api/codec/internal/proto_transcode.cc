@@ -264,18 +264,47 @@ struct ToProto {
     return Single(f, f.type, f.message, f.number, v, depth);
   }
 
+  // Fields in ascending number order, as Go writes them. Driven by the object's keys (a schema
+  // can have 40 fields where an object sets 3); `+inline` fields are always written (Go writes
+  // non-pointer structs), from the same object.
   bool Body(const ProtoMessage& m, dom::object obj, int depth) {
-    for (int16_t idx : m.number_order) {
-      const ProtoField& f = m.fields[idx];
-      if (f.inline_json && f.message) {
-        size_t mark = w.Begin(f.number);
-        if (!Body(*f.message, obj, depth + 1)) return false;
+    struct Entry {
+      uint32_t number;
+      const ProtoField* field;
+      dom::element value;
+    };
+    Entry small[32];
+    std::vector<Entry> big;
+    size_t n = 0;
+    auto add = [&](Entry e) {
+      if (n < std::size(small)) {
+        small[n++] = e;
+        return;
+      }
+      if (big.empty()) big.assign(small, small + n);
+      big.push_back(e);
+      ++n;
+    };
+    for (const ProtoField& f : m.fields) {
+      if (f.inline_json && f.message) add({f.number, &f, dom::element()});
+    }
+    for (auto [key, value] : obj) {  // keys of inline structs are read by their own Body()
+      const ProtoField* f = m.FieldByName(key);
+      if (f && !f->inline_json) add({f->number, f, value});
+    }
+    Entry* entries = big.empty() ? small : big.data();
+    std::sort(entries, entries + n,
+              [](const Entry& a, const Entry& b) { return a.number < b.number; });
+    for (size_t i = 0; i < n; ++i) {
+      const Entry& e = entries[i];
+      if (i > 0 && entries[i - 1].number == e.number) continue;  // a repeated key: first wins
+      if (e.field->inline_json) {
+        size_t mark = w.Begin(e.number);
+        if (!Body(*e.field->message, obj, depth + 1)) return false;
         w.End(mark);
         continue;
       }
-      dom::element v;
-      if (obj.at_key(f.name).get(v)) continue;
-      if (!Field(f, v, depth)) return false;
+      if (!Field(*e.field, e.value, depth)) return false;
     }
     return true;
   }
@@ -493,7 +522,15 @@ struct ToJson {
   // Writes m's fields as members of the object being written (so inline fields can share it).
   bool Fields(const ProtoMessage& m, std::string_view body, bool* first, int depth) {
     if (depth > kMaxDepth) return Fail(m.full_name, "nested too deeply");
-    std::vector<std::vector<WireValue>> by_field(m.fields.size());
+    // Occurrences grouped by field, in declaration order (Go's JSON order). A flat buffer on the
+    // stack: most messages have a handful of fields set.
+    struct Occ {
+      uint32_t index;
+      WireValue value;
+    };
+    Occ small[32];
+    std::vector<Occ> big;
+    size_t n = 0;
     ProtoReader r(body);
     while (!r.done()) {
       uint32_t num;
@@ -504,12 +541,24 @@ struct ToJson {
       }
       const ProtoField* f = m.FieldByNumber(num);
       if (!f) continue;  // unknown to our schema: dropped, as upstream drops them
-      by_field[static_cast<size_t>(f - m.fields.data())].push_back({wt, raw});
+      Occ o{static_cast<uint32_t>(f - m.fields.data()), {wt, raw}};
+      if (n < std::size(small)) {
+        small[n++] = o;
+      } else {
+        if (big.empty()) big.assign(small, small + n);
+        big.push_back(o);
+        ++n;
+      }
     }
-    for (size_t i = 0; i < m.fields.size(); ++i) {
-      const auto& values = by_field[i];
-      if (values.empty()) continue;
-      const ProtoField& f = m.fields[i];
+    Occ* occ = big.empty() ? small : big.data();
+    std::stable_sort(occ, occ + n, [](const Occ& a, const Occ& b) { return a.index < b.index; });
+    std::vector<WireValue> values;
+    for (size_t i = 0; i < n;) {
+      size_t j = i;
+      values.clear();
+      while (j < n && occ[j].index == occ[i].index) values.push_back(occ[j++].value);
+      const ProtoField& f = m.fields[occ[i].index];
+      i = j;
       if (f.inline_json && f.message && f.message->special == Special::kNone) {
         std::string merged;
         for (const WireValue& v : values) {
@@ -604,6 +653,30 @@ struct ToJson {
 bool OmitInJson(const ProtoField& f, const std::vector<WireValue>& values) {
   return !f.repeated && f.type == ProtoType::kString && values.size() >= 1 &&
          values.back().raw.empty();
+}
+
+bool JsonMembersToProto(const ProtoMessage& m, std::string_view json_object, bool (*skip)(uint32_t),
+                        std::string* out, std::vector<FieldSpan>* spans, std::string* error) {
+  dom::element v;
+  if (!ParseJson(json_object, &v, error)) return false;
+  dom::object obj;
+  if (v.get_object().get(obj)) return false;
+  ProtoWriter w(out);
+  ToProto tp{w, error};
+  for (auto [key, value] : obj) {
+    const ProtoField* f = m.FieldByName(key);
+    if (!f || f->inline_json || skip(f->number)) continue;
+    size_t begin = out->size();
+    if (!tp.Field(*f, value, 0)) {
+      out->resize(begin);  // a value that does not fit the schema is dropped, alone
+      error->clear();
+      continue;
+    }
+    if (out->size() > begin) spans->push_back({f->number, begin, out->size() - begin});
+  }
+  std::stable_sort(spans->begin(), spans->end(),
+                   [](const FieldSpan& a, const FieldSpan& b) { return a.number < b.number; });
+  return true;
 }
 
 bool JsonFieldToProto(const ProtoField& f, std::string_view json, ProtoWriter& w,

@@ -26,6 +26,18 @@ namespace svcplane::api::codec::internal {
 bool JsonFieldToProto(const ProtoField& f, std::string_view json, ProtoWriter& w,
                       std::string* error);
 
+// The encoded fields of a JSON object's members, for merging into a message by number.
+struct FieldSpan {
+  uint32_t number;
+  size_t offset;  // into the output buffer
+  size_t size;
+};
+// Encodes every member of `json_object` that is a field of `m` (and not skipped) into `*out`,
+// one span per member, sorted by field number. Members that do not fit the schema are dropped.
+// One parse for all the members: the unknown fields of a struct go through here.
+bool JsonMembersToProto(const ProtoMessage& m, std::string_view json_object, bool (*skip)(uint32_t),
+                        std::string* out, std::vector<FieldSpan>* spans, std::string* error);
+
 // Writes the body (no tag, no length) of message `m` from the JSON text of its value.
 bool JsonMessageToProto(const ProtoMessage& m, std::string_view json, ProtoWriter& w,
                         std::string* error);
