@@ -30,7 +30,7 @@ size_t BeginEnvelope(ProtoWriter& w, std::string_view api_version, std::string_v
   w.Bytes(1, api_version);
   w.Bytes(2, kind);
   w.End(tm);
-  return w.Begin(2);
+  return w.Begin(2, /*expect_big=*/true);
 }
 
 }  // namespace
@@ -148,7 +148,7 @@ void AppendProtobufWatchFrame(std::string_view type, std::string_view enveloped_
   out->append(4, '\0');
   ProtoWriter w(out);
   w.Bytes(1, type);
-  size_t obj = w.Begin(2);
+  size_t obj = w.Begin(2, /*expect_big=*/true);
   w.Bytes(1, enveloped_object);
   w.End(obj);
   uint32_t len = static_cast<uint32_t>(out->size() - start - 4);

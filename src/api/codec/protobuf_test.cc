@@ -150,6 +150,18 @@ TEST(ProtobufTest, LongBodiesGetMinimalVarintLengths) {
   auto back = DecodeProtobufMessage<core::v1::Namespace>(msg);
   ASSERT_TRUE(back.ok()) << back.status().ToString();
   EXPECT_EQ(back->metadata.name, ns.metadata.name);
+
+  // Three-byte lengths (>= 16384) and short bodies next to long ones.
+  ns.metadata.name = std::string(20000, 'b');
+  ns.metadata.labels = {{"a", "b"}, {"c", std::string(200, 'd')}};
+  msg.clear();
+  EncodeProtobufMessage(ns, &msg);
+  EXPECT_EQ(static_cast<unsigned char>(msg[1]) & 0x80, 0x80);
+  EXPECT_EQ(static_cast<unsigned char>(msg[2]) & 0x80, 0x80);
+  EXPECT_EQ(static_cast<unsigned char>(msg[3]) & 0x80, 0);
+  back = DecodeProtobufMessage<core::v1::Namespace>(msg);
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(back->metadata, ns.metadata);
 }
 
 // --- round trips ---------------------------------------------------------------------------------

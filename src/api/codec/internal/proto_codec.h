@@ -90,8 +90,13 @@ inline void EncodeField(ProtoWriter& w, uint32_t n, const meta::RawJson& v, cons
 }
 template <meta::Reflected T>
 void EncodeField(ProtoWriter& w, uint32_t n, const T& v, const ProtoField*) {
-  size_t mark = w.Begin(n);
+  // Guess the length's size from the last message of this type (most are alike): a right guess
+  // saves moving the body.
+  thread_local bool big = false;
+  size_t mark = w.Begin(n, big);
   EncodeBody(w, v);
+  const size_t len = w.buffer()->size() - mark;
+  big = len >= 0x80 && len < 0x4000;
   w.End(mark);
 }
 template <typename T>
@@ -116,12 +121,27 @@ void EncodeField(ProtoWriter& w, uint32_t n, const std::map<std::string, V, std:
 template <meta::Reflected T>
 struct FieldEncoder {
   uint32_t number;
-  void (*encode)(ProtoWriter& w, const T& v, const ProtoField* sf);
+  void (*encode)(ProtoWriter& w, const T& v, const ProtoMessage* schema);
 };
 
+// Members kept as JSON need their schema field; the others do not look it up.
+template <typename M>
+struct HoldsRawJson : std::is_same<M, meta::RawJson> {};
+template <typename M>
+struct HoldsRawJson<std::optional<M>> : HoldsRawJson<M> {};
+template <typename M>
+struct HoldsRawJson<std::vector<M>> : HoldsRawJson<M> {};
+template <typename K, typename M, typename C>
+struct HoldsRawJson<std::map<K, M, C>> : HoldsRawJson<M> {};
+
 template <meta::Reflected T, size_t I>
-void EncodeFieldAt(ProtoWriter& w, const T& v, const ProtoField* sf) {
+void EncodeFieldAt(ProtoWriter& w, const T& v, const ProtoMessage* schema) {
   const auto& f = std::get<I>(meta::kFieldsOf<T>);
+  using M = std::decay_t<decltype(v.*(f.member))>;
+  const ProtoField* sf = nullptr;
+  if constexpr (HoldsRawJson<M>::value) {
+    if (schema) sf = schema->FieldByNumber(static_cast<uint32_t>(f.proto));
+  }
   EncodeField(w, static_cast<uint32_t>(f.proto), v.*(f.member), sf);
 }
 
@@ -184,7 +204,7 @@ void EncodeBody(ProtoWriter& w, const T& v) {
   for (const auto& enc : kFieldEncoders<T>) {
     if (enc.number == 0) continue;
     flush_extras_below(enc.number);
-    enc.encode(w, v, schema ? schema->FieldByNumber(enc.number) : nullptr);
+    enc.encode(w, v, schema);
   }
   flush_extras_below(UINT32_MAX);
 }
@@ -355,12 +375,17 @@ bool DecodeField(WireType wt, std::string_view raw, std::map<std::string, V, std
 
 template <meta::Reflected T>
 using FieldDecodeFn = bool (*)(WireType wt, std::string_view raw, T& out, ProtoDecodeState& st,
-                               const ProtoField* sf);
+                               const ProtoMessage* schema);
 
 template <meta::Reflected T, size_t I>
 bool DecodeFieldAt(WireType wt, std::string_view raw, T& out, ProtoDecodeState& st,
-                   const ProtoField* sf) {
+                   const ProtoMessage* schema) {
   const auto& f = std::get<I>(meta::kFieldsOf<T>);
+  using M = std::decay_t<decltype(out.*(f.member))>;
+  const ProtoField* sf = nullptr;
+  if constexpr (HoldsRawJson<M>::value) {
+    if (schema) sf = schema->FieldByNumber(static_cast<uint32_t>(f.proto));
+  }
   if (!DecodeField(wt, raw, out.*(f.member), st, sf)) {
     // Build the path outwards: ".spec.containers.name: invalid UTF-8 in string".
     st.error = "." + std::string(f.json_name) + (st.error.starts_with(".") ? "" : ": ") + st.error;
@@ -402,7 +427,7 @@ bool DecodeBody(std::string_view body, T& out, ProtoDecodeState& st) {
     if (!r.ReadTag(&num, &wt)) return st.Fail("malformed field tag");
     if (!r.ReadRaw(wt, &raw)) return st.Fail("truncated field");
     if (num < table.size() && table[num]) {
-      if (!table[num](wt, raw, out, st, schema ? schema->FieldByNumber(num) : nullptr)) {
+      if (!table[num](wt, raw, out, st, schema)) {
         return false;
       }
       continue;

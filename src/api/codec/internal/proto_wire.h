@@ -13,13 +13,18 @@ namespace svcplane::api::codec::internal {
 enum WireType : uint32_t { kVarint = 0, kFixed64 = 1, kLen = 2, kFixed32 = 5 };
 
 // Appends to a caller-owned buffer. Nested messages are written in place: Begin() leaves one
-// byte for the length and End() widens it when the body turned out to be 128 bytes or more, so
-// the output is byte for byte what Go's generated Marshal writes (minimal varints).
+// byte for the length (or two when the caller expects 128..16383 bytes: a Pod, its spec), which
+// End() fills in directly when the guess was right and otherwise fixes by moving the body. The
+// output is byte for byte what Go's generated Marshal writes (minimal varints).
 class ProtoWriter {
  public:
   explicit ProtoWriter(std::string* out) : out_(out) {}
 
   void Varint(uint64_t v) {
+    if (v < 0x80) {
+      out_->push_back(static_cast<char>(v));
+      return;
+    }
     char buf[10];
     size_t n = 0;
     while (v >= 0x80) {
@@ -57,18 +62,21 @@ class ProtoWriter {
     out_->append(b, 4);
   }
 
-  // Starts a length-delimited field; returns the mark End() needs.
-  size_t Begin(uint32_t field) {
+  // Starts a length-delimited field; returns the mark End() needs (where its body starts).
+  // A two-byte placeholder is written as 0x80 0x00: a tag's last byte is always < 0x80, so End()
+  // can tell which one it finds.
+  size_t Begin(uint32_t field, bool expect_big = false) {
     Tag(field, kLen);
-    out_->push_back('\0');
+    if (expect_big) {
+      out_->append("\x80\x00", 2);
+    } else {
+      out_->push_back('\0');
+    }
     return out_->size();
   }
   void End(size_t mark) {
-    size_t len = out_->size() - mark;
-    if (len < 0x80) {
-      (*out_)[mark - 1] = static_cast<char>(len);
-      return;
-    }
+    const size_t reserved = (static_cast<unsigned char>((*out_)[mark - 2]) & 0x80) ? 2 : 1;
+    const size_t len = out_->size() - mark;
     char buf[10];
     size_t n = 0;
     uint64_t v = len;
@@ -77,8 +85,14 @@ class ProtoWriter {
       v >>= 7;
     }
     buf[n++] = static_cast<char>(v);
-    out_->insert(mark, n - 1, '\0');
-    std::memcpy(out_->data() + mark - 1, buf, n);
+    if (n > reserved) {
+      out_->insert(mark, n - reserved, '\0');
+    } else if (n < reserved) {
+      char* base = out_->data();
+      std::memmove(base + mark - 1, base + mark, len);
+      out_->pop_back();
+    }
+    std::memcpy(out_->data() + mark - reserved, buf, n);
   }
 
   std::string* buffer() { return out_; }
