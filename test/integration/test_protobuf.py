@@ -10,6 +10,7 @@ must get a 400 Status (in protobuf, since the client accepts it).
 
 import json
 import struct
+import time
 import unittest
 
 import harness
@@ -214,6 +215,14 @@ class ProtobufTest(unittest.TestCase):
             method, cfg.host + path, body=body, headers=headers, preload_content=not stream,
             timeout=30)
 
+    def wait_gone(self, path, timeout=30):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.request("GET", path).status == 404:
+                return
+            time.sleep(0.1)
+        self.fail(path + " still exists %ds after DELETE" % timeout)
+
     # --- kubectl 1.33 generators: protobuf bodies ------------------------------------------------
 
     def test_create_namespace(self):
@@ -266,6 +275,7 @@ class ProtobufTest(unittest.TestCase):
                 # Delete it, then create it again from the protobuf bytes we were given.
                 r = self.request("DELETE", base + "/" + name)
                 self.assertEqual(r.status, 200, r.data[:300])
+                self.wait_gone(base + "/" + name)  # a Namespace terminates asynchronously
                 body = wrap(api_version, kind, strip_server_fields(raw))
                 r = self.request("POST", base, body=body, content_type=PB)
                 self.assertEqual(r.status, 201, r.data[:300])

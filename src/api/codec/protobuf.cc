@@ -117,6 +117,31 @@ void EncodeProtobuf(const T& obj, std::string_view api_version, std::string_view
   WriteEnvelopeTail(w);
 }
 
+void EncodeProtobufEnvelope(std::string_view api_version, std::string_view kind,
+                            std::string_view message, std::string* out) {
+  out->reserve(out->size() + message.size() + api_version.size() + kind.size() + 24);
+  ProtoWriter w(out);
+  size_t raw = BeginEnvelope(w, api_version, kind);
+  out->append(message);
+  w.End(raw);
+  WriteEnvelopeTail(w);
+}
+
+void EncodeProtobufListOfMessages(const meta::ListMeta& metadata,
+                                  std::span<const std::string_view> item_messages,
+                                  std::string_view api_version, std::string_view list_kind,
+                                  std::string* out) {
+  size_t total = 64;
+  for (std::string_view m : item_messages) total += m.size() + 6;
+  out->reserve(out->size() + total);
+  ProtoWriter w(out);
+  size_t raw = BeginEnvelope(w, api_version, list_kind);
+  internal::EncodeField(w, 1, metadata, nullptr);
+  for (std::string_view m : item_messages) w.Bytes(2, m);
+  w.End(raw);
+  WriteEnvelopeTail(w);
+}
+
 template <typename T>
 Result<T> DecodeProtobuf(std::string_view data) {
   auto env = DecodeProtobufEnvelope(data);

@@ -56,6 +56,16 @@ std::string EncodeProtobuf(const T& obj, std::string_view api_version, std::stri
   return out;
 }
 
+// Wraps an already encoded message (EncodeProtobufMessage's output) in the envelope.
+void EncodeProtobufEnvelope(std::string_view api_version, std::string_view kind,
+                            std::string_view message, std::string* out);
+
+// An enveloped List from already encoded item messages (e.g. from an EncodingCache).
+void EncodeProtobufListOfMessages(const meta::ListMeta& metadata,
+                                  std::span<const std::string_view> item_messages,
+                                  std::string_view api_version, std::string_view list_kind,
+                                  std::string* out);
+
 // Decodes an enveloped object and sets its kind and apiVersion from the envelope (callers check
 // them against what they expect, as with JSON).
 template <typename T>

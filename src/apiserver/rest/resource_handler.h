@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include "api/codec/encoding_cache.h"
 #include "api/codec/json.h"
 #include "api/codec/protobuf.h"
 #include "api/codec/yaml.h"
@@ -47,6 +48,25 @@ http::Response ProtobufResponse(int status, std::string body);
 
 template <typename T>
 class WatchPumpFor;
+
+// The protobuf message of a stored object, encoded once and shared by every response and watch
+// that sends it (stored objects are immutable).
+template <typename T>
+std::shared_ptr<const std::string> CachedProtobufMessage(const std::shared_ptr<const T>& obj) {
+  return api::codec::EncodingCache::Shared().Get(obj, [](const T& o) {
+    std::string message;
+    api::codec::EncodeProtobufMessage(o, &message);
+    return message;
+  });
+}
+
+template <typename T>
+std::string EnvelopedProtobuf(const std::shared_ptr<const T>& obj) {
+  const auto& ri = registry::InfoOf<T>();
+  std::string out;
+  api::codec::EncodeProtobufEnvelope(ri.GroupVersion(), ri.kind, *CachedProtobufMessage(obj), &out);
+  return out;
+}
 
 template <typename T>
 class ResourceHandler final : public Endpoint {
@@ -125,15 +145,9 @@ class ResourceHandler final : public Endpoint {
     return AcceptsProtobuf(req.Header("Accept").value_or(""));
   }
 
-  std::string EncodeProtobufObject(const T& obj) const {
-    const auto& ri = reg_->info();
-    return api::codec::EncodeProtobuf(obj, ri.GroupVersion(), ri.kind);
-  }
-
   // One stored object as the response, in the negotiated encoding.
   http::Reply ObjectReply(const http::Request& req, int code, const registry::Object<T>& obj) {
-    if (WantsProtobuf(req))
-      return http::Reply(ProtobufResponse(code, EncodeProtobufObject(*obj.obj)));
+    if (WantsProtobuf(req)) return http::Reply(ProtobufResponse(code, EnvelopedProtobuf(obj.obj)));
     return http::Reply(JsonResponse(code, *obj.json));
   }
 
@@ -141,11 +155,16 @@ class ResourceHandler final : public Endpoint {
                         const std::vector<registry::Object<T>>& items) {
     const auto& ri = reg_->info();
     if (WantsProtobuf(req)) {
-      std::vector<const T*> ptrs;
-      ptrs.reserve(items.size());
-      for (const auto& o : items) ptrs.push_back(o.obj.get());
+      std::vector<std::shared_ptr<const std::string>> messages;
+      std::vector<std::string_view> views;
+      messages.reserve(items.size());
+      views.reserve(items.size());
+      for (const auto& o : items) {
+        messages.push_back(CachedProtobufMessage(o.obj));
+        views.push_back(*messages.back());
+      }
       std::string body;
-      api::codec::EncodeProtobufList<T>(meta, ptrs, ri.GroupVersion(), ri.list_kind, &body);
+      api::codec::EncodeProtobufListOfMessages(meta, views, ri.GroupVersion(), ri.list_kind, &body);
       return http::Reply(ProtobufResponse(200, std::move(body)));
     }
     std::string body;
@@ -438,9 +457,7 @@ class WatchPumpFor final : public WatchPump {
     } else if (options_.format == F::kPartialObjectMetadata) {
       out->append(WatchLine(type, table::EncodePartialObjectMetadata(*item.object.json)));
     } else if (options_.protobuf) {
-      const auto& ri = registry::InfoOf<T>();
-      api::codec::AppendProtobufWatchFrame(
-          type, api::codec::EncodeProtobuf(*item.object.obj, ri.GroupVersion(), ri.kind), out);
+      api::codec::AppendProtobufWatchFrame(type, EnvelopedProtobuf(item.object.obj), out);
     } else {
       out->append(WatchLine(type, *item.object.json));
     }
