@@ -24,6 +24,7 @@
 #include "api/codec/json.h"
 #include "apiserver/server/api_server.h"
 #include "client/informers/shared_informer.h"
+#include "client/informers/store.h"
 #include "client/informers/transforms.h"
 #include "client/transport/https_transport.h"
 #include "client/transport/kubeconfig.h"
@@ -121,6 +122,37 @@ int Main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
   spdlog::set_level(spdlog::level::warn);
 
+  // Deterministic cache cost, before any server thread exists: N Pods as the informer caches
+  // them (uid, resourceVersion, status as a running Pod has), in a ThreadSafeStore with its
+  // namespace index, full and transformed.
+  const Pod tmpl = LoadTemplate(pod_json);
+  auto cache_cost = [&](bool slim) {
+    malloc_trim(0);
+    const size_t heap0 = HeapInUse();
+    {
+      client::informers::ThreadSafeStore<Pod> store;
+      for (int i = 0; i < pods; ++i) {
+        auto p = std::make_shared<Pod>(tmpl);
+        p->metadata.name = fmt::format("web-7d9c6b5f4-{:07d}", i);
+        p->metadata.uid = fmt::format("0b8b1d8e-6a1e-4b6e-8a0a-{:012d}", i);
+        p->metadata.resource_version = std::to_string(1000000 + i);
+        p->status.pod_ip = fmt::format("10.{}.{}.{}", 64 + i / 65536, (i / 256) % 256, i % 256);
+        if (!p->status.pod_ips.empty()) p->status.pod_ips[0].ip = p->status.pod_ip;
+        ObjectPtr<Pod> obj = std::move(p);
+        if (slim) obj = client::informers::SlimPodForServiceControllers(std::move(obj));
+        store.Upsert(std::move(obj));
+      }
+      malloc_trim(0);
+      return (static_cast<double>(HeapInUse()) - static_cast<double>(heap0)) / pods;
+    }
+  };
+  const double quiet_full = cache_cost(false);
+  const double quiet_slim = cache_cost(true);
+  fmt::print(
+      "cache cost per Pod, measured before the server starts: full {:.0f} B, transformed "
+      "{:.0f} B\n",
+      quiet_full, quiet_slim);
+
   auto dir = std::filesystem::temp_directory_path() /
              ("svcplane-informer-bench-" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
@@ -142,7 +174,6 @@ int Main(int argc, char** argv) {
       std::shared_ptr<client::transport::HttpTransport>(std::move(*https)));
 
   // Create the Pods in-process (with their status, as a running cluster's Pods have).
-  const Pod tmpl = LoadTemplate(pod_json);
   const auto create_start = Clock::now();
   std::atomic<int> next{0};
   std::atomic<int> failed{0};
@@ -240,6 +271,10 @@ int Main(int argc, char** argv) {
     fmt::print("| sync: {:<34} | {:8.3f} s    | {:8} |\n", c.name, Median(c.seconds),
                c.pods == &local.Pods() ? "<= 0.3 s" : (c.slim ? "" : "<= 2 s"));
   }
+  fmt::print("| cache per Pod (store+index), full, quiet  | {:8.0f} B    |          |\n",
+             quiet_full);
+  fmt::print("| cache per Pod, transform, quiet          | {:8.0f} B    | <= 2 KiB |\n",
+             quiet_slim);
   fmt::print("| heap per cached Pod, HTTPS, full object  | {:8.0f} B    |          |\n", full_heap);
   fmt::print("| heap per cached Pod, HTTPS, transform    | {:8.0f} B    | <= 2 KiB |\n", slim_heap);
   fmt::print("| RSS per cached Pod, HTTPS, full / slim   | {:5.0f} / {:5.0f} B |          |\n",
