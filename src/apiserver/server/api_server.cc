@@ -17,6 +17,7 @@
 #include "apiserver/discovery/discovery.h"
 #include "apiserver/http/auth.h"
 #include "apiserver/http/server.h"
+#include "apiserver/loopback/loopback_clientset.h"
 #include "apiserver/openapi/openapi.h"
 #include "apiserver/patch/patch.h"
 #include "apiserver/pki/data_dir_lock.h"
@@ -57,6 +58,7 @@ class ApiServerImpl {
   std::atomic<int64_t> event_seq{0};
   std::unique_ptr<bootstrap::LeaseEndpointReconciler> lease_reconciler;
   std::unique_ptr<bootstrap::BootstrapController> bootstrap;
+  std::unique_ptr<client::Clientset> loopback;
   std::vector<std::unique_ptr<Collection>> collections;
   std::unique_ptr<Housekeeping> housekeeping;
   std::unique_ptr<rest::WatchHub> hub;
@@ -314,6 +316,12 @@ Result<std::unique_ptr<ApiServer>> ApiServer::Start(const ApiServerOptions& opti
   SVC_RETURN_IF_ERROR(impl->StartAllocators());
   bootstrap::EnsureSystemNamespaces(*impl->namespaces);
   impl->StartRepair();
+  impl->loopback = loopback::MakeLoopbackClientset(
+      {impl->namespaces.get(), impl->services.get(), impl->pods.get(), impl->nodes.get(),
+       impl->endpoints.get(), impl->events.get(), impl->slices.get(), impl->leases.get()},
+      {.after_delete = [raw] {
+        if (raw->housekeeping) raw->housekeeping->Kick();
+      }});
 
   std::vector<Collection*> all;
   for (auto& c : impl->collections) all.push_back(c.get());
@@ -362,6 +370,8 @@ uint16_t ApiServer::port() const { return impl_->http->port(); }
 std::string ApiServer::kubeconfig_path() const {
   return (std::filesystem::path(impl_->options.data_dir) / "kubeconfig").string();
 }
+
+client::Clientset& ApiServer::loopback() { return *impl_->loopback; }
 
 void ApiServer::Shutdown() { impl_->Shutdown(); }
 
