@@ -30,8 +30,8 @@ Status Validate(const ControllerManagerOptions& o) {
     }
   }
   if (o.kube_api_burst < 0) return InvalidError("--kube-api-burst must not be negative");
-  if (o.secure_port < 0 || o.secure_port > 65535) {
-    return InvalidError("--secure-port must be between 0 and 65535");
+  if (o.port < 0 || o.port > 65535) {
+    return InvalidError("--port must be between 0 and 65535");
   }
   auto positive = [](int v, const char* flag) -> Status {
     if (v < 1) return InvalidError(fmt::format("{} must be at least 1, got {}", flag, v));

@@ -53,10 +53,10 @@ struct ControllerManagerOptions {
   LeaderElectionOptions leader_election;
   double kube_api_qps = 20;  // --kube-api-qps
   int kube_api_burst = 30;   // --kube-api-burst
-  // Health and metrics endpoint (HTTPS with a self-signed certificate, as kcm's --secure-port).
+  // Health and metrics endpoint: plain HTTP (kcm serves HTTPS on --secure-port 10257; we
+  // serve HTTP on --port, same default number, loopback by default).
   std::string bind_address = "127.0.0.1";  // --bind-address
-  int secure_port = 10257;                 // --secure-port; 0 disables serving
-  std::string cert_dir;                    // --cert-dir: where the self-signed pair is kept
+  int port = 10257;                        // --port; 0 disables serving
 
   EndpointControllerOptions endpoint;
   EndpointSliceControllerOptions endpointslice;
