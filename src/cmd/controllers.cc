@@ -8,6 +8,7 @@
 #include <iostream>
 #include <thread>
 
+#include "client/informers/informer_factory.h"
 #include "client/transport/https_transport.h"
 #include "client/transport/kubeconfig.h"
 #include "client/typed/rest_clientset.h"
@@ -159,8 +160,10 @@ int RunControllers(ControllersFlags& f) {
     std::cerr << "svcplane controllers: " << clientset.status().message() << "\n";
     return 1;
   }
-  // TODO(lease): pass the shared InformerFactory once client/informers has one #5
-  auto m = manager::ControllerManager::Create(f.options, registry, {.client = **clientset});
+  // Informers requested by the controllers start once every controller has started.
+  auto informers = client::informers::MakeInformerFactory(**clientset, {});
+  auto m = manager::ControllerManager::Create(
+      f.options, registry, {.client = **clientset, .informers = informers.get()});
   if (!m.ok()) {
     std::cerr << "svcplane controllers: " << m.status().message() << "\n";
     return 2;

@@ -6,7 +6,8 @@ namespace svcplane::controllers::manager {
 
 // "lease-holder-logger" (disabled by default): a minimal controller that proves the runtime
 // end to end without the real controllers. While its manager leads, it reads the leader
-// election Lease every second and logs
+// election Lease (through the shared Lease informer, or by polling every second when the
+// manager has no informers) and logs
 //   lease-holder-logger: kube-system/svcplane-controller-manager held by <identity>
 // whenever the holder changes, and reports a Normal "LeaseHolderObserved" Event on the Lease.
 // It writes nothing else.
