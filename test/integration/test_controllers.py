@@ -225,6 +225,19 @@ class ControllersTest(unittest.TestCase):
         # No waiting out the lease: the released record is free immediately.
         self.assertLess(time.monotonic() - stopped, LEASE_DURATION)
 
+    def test_leader_exits_when_it_cannot_renew(self):
+        a = self.start(*ELECTION_FLAGS, name="a")
+        self.wait_holder(a.identity(), 20)
+        self.srv.kill9()  # the API server is gone: renewals fail
+        killed = time.monotonic()
+        rc = a.proc.wait(30)
+        gave_up = time.monotonic() - killed
+        self.assertEqual(rc, 1, a.log())
+        self.assertIn("leaderelection lost", a.log())
+        # Leadership ends once renewing has failed for the renew deadline (plus the retry in
+        # flight and the connection timeouts of a dead server).
+        self.assertLessEqual(gave_up, RENEW_DEADLINE + 2 * RETRY_PERIOD + 5.0)
+
     def test_without_leader_election_no_lease_is_taken(self):
         c = self.start("--leader-elect=false", "--controllers", "lease-holder-logger")
         c.identity()
