@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "client/leaderelection/testing/fake_resource_client.h"
+#include "client/leaderelection/testing/stepping_clock.h"
 #include "client/record/event_broadcaster.h"
 
 namespace svcplane::client::leaderelection {
@@ -15,25 +16,14 @@ using api::coordination::v1::Lease;
 using namespace std::chrono_literals;
 using testing::Action;
 using testing::FakeResourceClient;
+using testing::SteppingClock;
 
 int64_t Micros(WallTime t) {
   return std::chrono::duration_cast<std::chrono::microseconds>(t.time_since_epoch()).count();
 }
 
-// Advances the fake clock in `step`s whenever some thread waits on it, until `done()` (or ~20 s
-// of real time, which fails the test).
-template <typename Pred>
-bool AdvanceUntil(FakeClock& clock, Duration step, Pred done) {
-  for (int i = 0; i < 20000; ++i) {
-    if (done()) return true;
-    if (clock.Waiters() > 0) clock.Advance(step);
-    std::this_thread::sleep_for(1ms);
-  }
-  return done();
-}
-
 struct Candidate {
-  Candidate(std::string id, FakeResourceClient<Lease>& leases, FakeClock& clock,
+  Candidate(std::string id, FakeResourceClient<Lease>& leases, const Clock& clock,
             record::EventRecorder* recorder = nullptr, bool release = false) {
     config.lock =
         std::make_shared<LeaseLock>(leases, LeaseLockConfig{.namespace_ = "kube-system",
@@ -263,7 +253,7 @@ TEST(LeaderElectorRunTest, LeadsThenReleasesOnStopAndAStandbyTakesOver) {
   FakeResourceClient<Lease> leases;
   FakeResourceClient<api::core::v1::Event> events;
   record::ClientEventSink sink(events);
-  FakeClock clock;
+  SteppingClock clock;
   record::EventBroadcaster broadcaster(sink, {.clock = &clock});
   auto recorder = broadcaster.NewRecorder({.component = "svcplane-controller-manager"});
   Candidate a("a", leases, clock, recorder.get(), /*release=*/true);
@@ -271,7 +261,7 @@ TEST(LeaderElectorRunTest, LeadsThenReleasesOnStopAndAStandbyTakesOver) {
   std::stop_source stop_a;
   std::thread run_a([&] { ea->Run(stop_a.get_token()); });
 
-  ASSERT_TRUE(AdvanceUntil(clock, 100ms, [&] { return a.started.load(); }));
+  ASSERT_TRUE(clock.AdvanceUntil(1, [&] { return a.started.load(); }));
   EXPECT_EQ(
       a.metrics
           .GetGauge("leader_election_master_status", "", {{"name", "svcplane-controller-manager"}})
@@ -280,7 +270,7 @@ TEST(LeaderElectorRunTest, LeadsThenReleasesOnStopAndAStandbyTakesOver) {
   // Renewals keep it.
   clock.BlockUntilWaiters(1);
   clock.Advance(20s);
-  ASSERT_TRUE(AdvanceUntil(clock, 1s, [&] {
+  ASSERT_TRUE(clock.AdvanceUntil(1, [&] {
     auto l = TheLease(leases);
     return l->spec.renew_time->unix_micros >= Micros(clock.WallNow()) - 2'000'000;
   }));
@@ -315,21 +305,21 @@ TEST(LeaderElectorRunTest, LeadsThenReleasesOnStopAndAStandbyTakesOver) {
 
 TEST(LeaderElectorRunTest, LosesLeadershipWhenRenewFailsPastTheDeadline) {
   FakeResourceClient<Lease> leases;
-  FakeClock clock;
+  SteppingClock clock;
   Candidate a("a", leases, clock);
   auto ea = a.Make();
   std::stop_source stop;
   std::thread run([&] { ea->Run(stop.get_token()); });
-  ASSERT_TRUE(AdvanceUntil(clock, 100ms, [&] { return a.started.load(); }));
+  ASSERT_TRUE(clock.AdvanceUntil(1, [&] { return a.started.load(); }));
 
   leases.SetReactor([](const Action&) { return UnavailableError("connection refused"); });
   const TimePoint cut = clock.Now();
-  ASSERT_TRUE(AdvanceUntil(clock, 500ms, [&] { return a.stopped.load(); }));
+  ASSERT_TRUE(clock.AdvanceUntil(1, [&] { return a.stopped.load(); }));
   run.join();
   EXPECT_TRUE(a.leading_stopped);
   // Gave up after the 10 s renew deadline (plus at most one retry period before the attempt).
   EXPECT_GE(clock.Now() - cut, 10s);
-  EXPECT_LE(clock.Now() - cut, 15s);  // slack: the test advances in coarse steps
+  EXPECT_LE(clock.Now() - cut, 12s + 1ms);
   EXPECT_EQ(
       a.metrics
           .GetGauge("leader_election_master_status", "", {{"name", "svcplane-controller-manager"}})
@@ -339,7 +329,7 @@ TEST(LeaderElectorRunTest, LosesLeadershipWhenRenewFailsPastTheDeadline) {
 
 TEST(LeaderElectorRunTest, FollowerTakesOverAfterTheLeaderDies) {
   FakeResourceClient<Lease> leases;
-  FakeClock clock;
+  SteppingClock clock;
   Candidate a("a", leases, clock), b("b", leases, clock);
   auto ea = a.Make();
   ASSERT_TRUE(ea->TryAcquireOrRenewForTest());  // A leads, then dies without releasing
@@ -347,10 +337,10 @@ TEST(LeaderElectorRunTest, FollowerTakesOverAfterTheLeaderDies) {
   std::stop_source stop;
   std::thread run([&] { eb->Run(stop.get_token()); });
   const TimePoint died = clock.Now();
-  ASSERT_TRUE(AdvanceUntil(clock, 250ms, [&] { return b.started.load(); }));
+  ASSERT_TRUE(clock.AdvanceUntil(1, [&] { return b.started.load(); }));
   // B waits out the full lease from its first observation, then its next retry (<= 4.4 s).
   EXPECT_GE(clock.Now() - died, 15s);
-  EXPECT_LE(clock.Now() - died, 15s + 4400ms + 250ms);
+  EXPECT_LE(clock.Now() - died, 15s + 4400ms);
   EXPECT_EQ(TheLease(leases)->spec.holder_identity, "b");
   EXPECT_EQ(TheLease(leases)->spec.lease_transitions, 1);
   EXPECT_EQ(b.NewLeaders(), (std::vector<std::string>{"a", "b"}));
@@ -361,7 +351,7 @@ TEST(LeaderElectorRunTest, FollowerTakesOverAfterTheLeaderDies) {
 
 TEST(LeaderElectorRunTest, StopWhileAcquiringCallsOnStoppedLeading) {
   FakeResourceClient<Lease> leases;
-  FakeClock clock;
+  SteppingClock clock;
   Candidate a("a", leases, clock), b("b", leases, clock);
   ASSERT_TRUE(a.Make()->TryAcquireOrRenewForTest());
   auto eb = b.Make();

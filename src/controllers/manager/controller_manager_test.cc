@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "client/leaderelection/testing/fake_resource_client.h"
+#include "client/leaderelection/testing/stepping_clock.h"
 #include "controllers/manager/builtin_controllers.h"
 
 namespace svcplane::controllers::manager {
@@ -13,17 +14,8 @@ namespace {
 
 using client::leaderelection::testing::Action;
 using client::leaderelection::testing::FakeClientset;
+using client::leaderelection::testing::SteppingClock;
 using namespace std::chrono_literals;
-
-template <typename Pred>
-bool AdvanceUntil(FakeClock& clock, Duration step, Pred done) {
-  for (int i = 0; i < 20000; ++i) {
-    if (done()) return true;
-    if (clock.Waiters() > 0) clock.Advance(step);
-    std::this_thread::sleep_for(1ms);
-  }
-  return done();
-}
 
 // A controller that counts its starts and runs one worker until stopped.
 struct CountingController {
@@ -47,7 +39,7 @@ struct CountingController {
 };
 
 struct Instance {
-  Instance(std::string id, FakeClientset& client, FakeClock& clock, CountingController& ctrl,
+  Instance(std::string id, FakeClientset& client, const Clock& clock, CountingController& ctrl,
            bool leader_elect = true) {
     EXPECT_TRUE(registry.Register({"counting", ctrl.Start()}).ok());
     ControllerManagerOptions o;
@@ -89,19 +81,18 @@ TEST(ControllerManagerTest, UnknownControllerFailsCreate) {
 
 TEST(ControllerManagerTest, OnlyTheLeaderRunsControllersAndAStandbyTakesOverOnStop) {
   FakeClientset client;
-  FakeClock clock;
+  SteppingClock clock;
   CountingController ca, cb;
   Instance a("a", client, clock, ca), b("b", client, clock, cb);
   a.Start();
-  ASSERT_TRUE(AdvanceUntil(clock, 100ms, [&] { return ca.running == 1; }));
+  EXPECT_EQ(a.manager->ServeHttp("/livez").status, 200);
+  // Ready once its controllers have started (a moment after their workers run).
+  ASSERT_TRUE(clock.AdvanceUntil(
+      1, [&] { return ca.running == 1 && a.manager->ServeHttp("/readyz").status == 200; }));
   EXPECT_TRUE(a.manager->IsLeading());
-  EXPECT_EQ(a.manager->ServeHttp("/readyz").status, 200);
   b.Start();
   // B stays standby through several retry periods.
-  ASSERT_TRUE(AdvanceUntil(clock, 500ms, [&] {
-    auto l = client.Leases().Peek("kube-system", kLease);
-    return clock.Now() > TimePoint{} + 1h + 10s;
-  }));
+  ASSERT_TRUE(clock.AdvanceUntil(2, [&] { return clock.Now() > TimePoint{} + 1h + 10s; }));
   EXPECT_EQ(cb.starts, 0);
   EXPECT_FALSE(b.manager->IsLeading());
   EXPECT_EQ(b.manager->ServeHttp("/readyz").status, 200);  // a standby is ready
@@ -112,7 +103,7 @@ TEST(ControllerManagerTest, OnlyTheLeaderRunsControllersAndAStandbyTakesOverOnSt
   a.Stop();
   EXPECT_TRUE(a.result.ok()) << a.result.ToString();
   EXPECT_EQ(ca.running, 0);
-  ASSERT_TRUE(AdvanceUntil(clock, 100ms, [&] { return cb.running == 1; }));
+  ASSERT_TRUE(clock.AdvanceUntil(1, [&] { return cb.running == 1; }));
   auto lease = client.Leases().Peek("kube-system", kLease);
   EXPECT_EQ(lease->spec.holder_identity, "b");
   EXPECT_EQ(lease->spec.lease_transitions, 1);
@@ -126,13 +117,13 @@ TEST(ControllerManagerTest, OnlyTheLeaderRunsControllersAndAStandbyTakesOverOnSt
 
 TEST(ControllerManagerTest, LosingTheLeaseStopsControllersAndFailsRun) {
   FakeClientset client;
-  FakeClock clock;
+  SteppingClock clock;
   CountingController c;
   Instance a("a", client, clock, c);
   a.Start();
-  ASSERT_TRUE(AdvanceUntil(clock, 100ms, [&] { return c.running == 1; }));
+  ASSERT_TRUE(clock.AdvanceUntil(1, [&] { return c.running == 1; }));
   client.Leases().SetReactor([](const Action&) { return UnavailableError("apiserver down"); });
-  ASSERT_TRUE(AdvanceUntil(clock, 500ms, [&] { return c.running == 0; }));
+  ASSERT_TRUE(clock.AdvanceUntil(1, [&] { return c.running == 0; }));
   a.thread.join();
   EXPECT_EQ(a.result.code(), Code::kUnavailable);
   EXPECT_EQ(a.result.message(), "leaderelection lost");
@@ -141,11 +132,13 @@ TEST(ControllerManagerTest, LosingTheLeaseStopsControllersAndFailsRun) {
 
 TEST(ControllerManagerTest, WithoutLeaderElectionControllersStartAtOnce) {
   FakeClientset client;
-  FakeClock clock;
+  SteppingClock clock;
   CountingController c;
   Instance a("a", client, clock, c, /*leader_elect=*/false);
   a.Start();
-  while (c.running == 0) std::this_thread::sleep_for(1ms);
+  while (c.running == 0 || a.manager->started_controllers().empty()) {
+    std::this_thread::sleep_for(1ms);
+  }
   EXPECT_EQ(client.Leases().Peek("kube-system", kLease), nullptr);
   EXPECT_EQ(a.manager->started_controllers(), std::vector<std::string>{"counting"});
   a.Stop();
@@ -183,7 +176,7 @@ TEST(ControllerManagerTest, HealthEndpointsAnswerAsTheApiServerWords) {
 
 TEST(LeaseHolderLoggerTest, ReportsTheHolderAsAnEvent) {
   FakeClientset client;
-  FakeClock clock;
+  SteppingClock clock;
   ControllerRegistry registry;
   ASSERT_TRUE(RegisterBuiltinControllers(registry).ok());
   ControllerManagerOptions o;
@@ -193,7 +186,7 @@ TEST(LeaseHolderLoggerTest, ReportsTheHolderAsAnEvent) {
   ASSERT_TRUE(m.ok());
   std::stop_source stop;
   std::thread run([&] { (*m)->Run(stop.get_token()).IgnoreError(); });
-  ASSERT_TRUE(AdvanceUntil(clock, 100ms, [&] {
+  ASSERT_TRUE(clock.AdvanceUntil(1, [&] {
     for (const auto& e : client.Events().All()) {
       if (e->reason == "LeaseHolderObserved") return e->message == "lease held by me";
     }
