@@ -337,12 +337,14 @@ TEST(LeaderElectorRunTest, FollowerTakesOverAfterTheLeaderDies) {
   std::stop_source stop;
   std::thread run([&] { eb->Run(stop.get_token()); });
   const TimePoint died = clock.Now();
-  ASSERT_TRUE(clock.AdvanceUntil(1, [&] { return b.started.load(); }));
+  // The elector thread's own write, not the leader callback's thread: once B leads, its renew
+  // loop keeps the clock moving while that thread may not have been scheduled yet.
+  ASSERT_TRUE(clock.AdvanceUntil(1, [&] { return TheLease(leases)->spec.holder_identity == "b"; }));
   // B waits out the full lease from its first observation, then its next retry (<= 4.4 s).
   EXPECT_GE(clock.Now() - died, 15s);
   EXPECT_LE(clock.Now() - died, 15s + 4400ms);
-  EXPECT_EQ(TheLease(leases)->spec.holder_identity, "b");
   EXPECT_EQ(TheLease(leases)->spec.lease_transitions, 1);
+  while (!b.started) std::this_thread::sleep_for(1ms);
   EXPECT_EQ(b.NewLeaders(), (std::vector<std::string>{"a", "b"}));
   stop.request_stop();
   run.join();
