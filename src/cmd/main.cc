@@ -7,6 +7,7 @@
 
 #include "apiserver/server/api_server.h"
 #include "base/logging.h"
+#include "cmd/controllers.h"
 
 namespace {
 
@@ -94,6 +95,10 @@ int main(int argc, char** argv) {
   serve->add_option("--repair-interval-seconds", repair_interval_seconds)->group("");
   serve->add_flag("--debug-reset-allocations", serve_opts.debug_reset_allocations)->group("");
 
+  svcplane::cmd::ControllersFlags controllers_flags;
+  auto* controllers = svcplane::cmd::AddControllersCommand(app, controllers_flags);
+  controllers->add_option("--log-level", log_level, "trace, debug, info, warn, error");
+
   CLI11_PARSE(app, argc, argv);
   if (auto st = svcplane::SetLogLevel(log_level); !st.ok()) {
     std::cerr << st.message() << "\n";
@@ -116,5 +121,6 @@ int main(int argc, char** argv) {
         std::chrono::seconds(std::max<int64_t>(1, repair_interval_seconds));
     return Serve(serve_opts);
   }
+  if (*controllers) return svcplane::cmd::RunControllers(controllers_flags);
   return 0;
 }
