@@ -61,6 +61,7 @@ void NodeHeartbeats::ResumeNode(const std::string& node) {
   {
     std::lock_guard<std::mutex> l(mu_);
     stopped_nodes_.erase(node);
+    if (!nodes_.count(node)) return;  // not ours: nothing to renew
   }
   queue_.AddAfter(node, Duration::zero());
 }

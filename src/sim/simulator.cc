@@ -120,6 +120,7 @@ void Simulator::RegisterHandlers() {
       std::lock_guard<std::mutex> l(mu_);
       node_snapshot_stale_ = true;
     }
+    ApplyHeartbeatAnnotation(*n);
     queue_.Add(kNodePrefix + n->metadata.name);
   };
   nh.on_update = [this](const ObjectPtr<core::Node>& old, const ObjectPtr<core::Node>& n) {
@@ -130,6 +131,7 @@ void Simulator::RegisterHandlers() {
     if (NodeIsReady(*old) != NodeIsReady(*n) || MarkedUnknown(*old) != MarkedUnknown(*n)) {
       EnqueuePodsOn(n->metadata.name);
     }
+    ApplyHeartbeatAnnotation(*n);
     queue_.Add(kNodePrefix + n->metadata.name);
   };
   nh.on_delete = [this](const ObjectPtr<core::Node>&, bool) {
@@ -219,6 +221,24 @@ void Simulator::StopNodeHeartbeats(const std::string& node) { heartbeats_.StopNo
 void Simulator::ResumeNodeHeartbeats(const std::string& node) {
   heartbeats_.ResumeNode(node);
   queue_.Add(kNodePrefix + node);
+}
+
+void Simulator::ApplyHeartbeatAnnotation(const core::Node& node) {
+  auto it = node.metadata.annotations.find(kHeartbeatsAnnotation);
+  const bool stop = it != node.metadata.annotations.end() && it->second == "stopped";
+  const std::string& name = node.metadata.name;
+  bool was_stopped;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    was_stopped = annotation_stopped_.count(name) > 0;
+    if (stop) {
+      annotation_stopped_.insert(name);
+    } else {
+      annotation_stopped_.erase(name);
+    }
+  }
+  if (stop && !was_stopped) StopNodeHeartbeats(name);
+  if (!stop && was_stopped) ResumeNodeHeartbeats(name);
 }
 
 SimStats Simulator::Stats() const {

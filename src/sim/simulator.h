@@ -24,6 +24,7 @@
 #include <string>
 #include <thread>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "base/clock.h"
@@ -64,6 +65,11 @@ struct SimStats {
   int64_t write_errors = 0;
   HeartbeatStats heartbeats;
 };
+
+// `kubectl annotate node NAME sim.svcplane.io/heartbeats=stopped` kills a simulated node's
+// kubelet (no Lease renewals, no Pod status) until the annotation is removed or changed: the
+// "what happens when a node dies" demo, in-process or standalone, without a control channel.
+inline constexpr char kHeartbeatsAnnotation[] = "sim.svcplane.io/heartbeats";
 
 // Index of Pods by spec.nodeName added to the Pod informer.
 inline constexpr char kPodNodeIndex[] = "sim.svcplane.io/node";
@@ -109,6 +115,7 @@ class Simulator {
   void MonitorLoop();
   void MonitorNodes();
   void EnqueuePodsOn(const std::string& node);
+  void ApplyHeartbeatAnnotation(const Node& node);
   std::vector<client::ObjectPtr<Node>> NodeSnapshot();
   void CountError(const Status& st);
 
@@ -129,6 +136,7 @@ class Simulator {
   std::unordered_map<std::string, TimePoint> terminating_since_;  // by pod key; guarded by mu_
   std::vector<client::ObjectPtr<Node>> node_snapshot_;            // guarded by mu_
   bool node_snapshot_stale_ = true;                               // guarded by mu_
+  std::unordered_set<std::string> annotation_stopped_;            // guarded by mu_
   SimStats stats_;                                                // guarded by mu_
 
   std::vector<std::thread> threads_;

@@ -254,6 +254,7 @@ class Simulation(unittest.TestCase):
             except client.exceptions.ApiException as e:
                 return e.status == 404
         self.assertIs(wait_until(gone, 30), True)
+        self.assertRegex(self.runner.command("stats"), r" deleted=[1-9]")
 
     def test_5_unschedulable_pods_wait_and_other_schedulers_are_left_alone(self):
         other = client.V1Pod(
@@ -271,6 +272,30 @@ class Simulation(unittest.TestCase):
             p = self.core.read_namespaced_pod(n, NS)
             self.assertIsNone(p.spec.node_name, n)
             self.core.delete_namespaced_pod(n, NS)
+
+    def test_6_annotating_a_node_kills_its_kubelet(self):
+        name = "sim-node-0002"
+        on_node = [p.metadata.name for p in self.pods() if p.spec.node_name == name]
+        self.assertTrue(on_node)
+        self.core.patch_node(name, {"metadata": {"annotations": {
+            "sim.svcplane.io/heartbeats": "stopped"}}})
+
+        def down():
+            pods = [p for p in self.pods() if p.spec.node_name == name]
+            return all(not ready(p) for p in pods) and \
+                node_ready(self.core.read_node(name)) == "Unknown"
+        self.assertIs(wait_until(down, GRACE_S + 2 + PERIOD_S + 15), True)
+        others = [p for p in self.pods() if p.spec.node_name != name and p.spec.node_name]
+        self.assertTrue(all(ready(p) for p in others))
+
+        self.core.patch_node(name, {"metadata": {"annotations": {
+            "sim.svcplane.io/heartbeats": None}}})
+
+        def up():
+            pods = [p for p in self.pods() if p.spec.node_name == name]
+            return all(ready(p) for p in pods) and \
+                node_ready(self.core.read_node(name)) == "True"
+        self.assertIs(wait_until(up, 30), True)
 
 
 if __name__ == "__main__":
