@@ -231,6 +231,7 @@ int main(int argc, char** argv) {
       services, creators, [&](int i) { return cs->Services().Create(MakeService(i)).ok(); });
   const double services_s = Seconds(SteadyClock::now() - t_svc);
 
+  const double ramp_srv0 = CpuSeconds(server.pid()), ramp_self0 = CpuSeconds(getpid());
   const auto t_pods = SteadyClock::now();
   std::atomic<double> created_s{0};
   std::atomic<int64_t> pod_failures{0};
@@ -253,6 +254,8 @@ int main(int argc, char** argv) {
   }
   const double ready_s = Seconds(SteadyClock::now() - t_pods);
   creator.join();
+  const double ramp_srv = CpuSeconds(server.pid()) - ramp_srv0;
+  const double ramp_self = CpuSeconds(getpid()) - ramp_self0;
   const long rss_kb = StatusKb(server.pid(), "VmRSS:");
   const long hwm_kb = StatusKb(server.pid(), "VmHWM:");
 
@@ -273,6 +276,10 @@ int main(int argc, char** argv) {
              pod_failures.load());
   fmt::print("| pods Running+Ready | {} of {} {:.1f} s after the first create{} |\n", ready, pods,
              ready_s, ready < pods - pod_failures ? " (TIMED OUT)" : "");
+  fmt::print(
+      "| CPU until all Ready: server / this process (creators + simulator) | {:.0f} s / "
+      "{:.0f} s ({:.0f}% / {:.0f}% of one core) |\n",
+      ramp_srv, ramp_self, 100.0 * ramp_srv / ready_s, 100.0 * ramp_self / ready_s);
   fmt::print("| server RSS when all Ready | {:.0f} MiB (peak {:.0f} MiB) |\n", rss_kb / 1024.0,
              hwm_kb / 1024.0);
   fmt::print("| steady state ({} s): Lease renewals | {} ({:.0f}/s) |\n", steady_seconds,
