@@ -6,6 +6,7 @@
 
 #include "apiserver/server/api_server.h"
 #include "base/logging.h"
+#include "cmd/controllers.h"
 
 namespace {
 
@@ -86,6 +87,10 @@ int main(int argc, char** argv) {
   // Hidden (empty group): integration tests shrink watch history to force 410 Gone.
   serve->add_option("--watch-history-events", serve_opts.watch_history_events)->group("");
 
+  svcplane::cmd::ControllersFlags controllers_flags;
+  auto* controllers = svcplane::cmd::AddControllersCommand(app, controllers_flags);
+  controllers->add_option("--log-level", log_level, "trace, debug, info, warn, error");
+
   CLI11_PARSE(app, argc, argv);
   if (auto st = svcplane::SetLogLevel(log_level); !st.ok()) {
     std::cerr << st.message() << "\n";
@@ -106,5 +111,6 @@ int main(int argc, char** argv) {
     }
     return Serve(serve_opts);
   }
+  if (*controllers) return svcplane::cmd::RunControllers(controllers_flags);
   return 0;
 }

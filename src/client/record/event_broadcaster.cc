@@ -21,7 +21,7 @@ class RecorderImpl final : public EventRecorder {
     }
     const WallTime now = broadcaster_.clock_.WallNow();
     api::core::v1::Event e;
-    e.metadata.name = EventName(object.name, now);
+    e.metadata.name = EventName(object.name, broadcaster_.UniqueNameTime(now));
     e.metadata.namespace_ = object.namespace_.empty() ? "default" : object.namespace_;
     e.involved_object = object;
     e.reason = std::string(reason);
@@ -70,6 +70,13 @@ void EventBroadcaster::Shutdown() {
 void EventBroadcaster::WaitIdleForTest() {
   std::unique_lock<std::mutex> l(mu_);
   changed_.wait(l, [&] { return (queue_.empty() && !busy_) || shut_down_; });
+}
+
+WallTime EventBroadcaster::UniqueNameTime(WallTime now) {
+  std::lock_guard<std::mutex> l(mu_);
+  if (now <= last_name_time_) now = last_name_time_ + std::chrono::nanoseconds(1);
+  last_name_time_ = now;
+  return now;
 }
 
 uint64_t EventBroadcaster::dropped() const {

@@ -50,6 +50,9 @@ class EventBroadcaster {
  private:
   friend class RecorderImpl;
   void Enqueue(api::core::v1::Event event);
+  // `now`, or 1 ns past the last name's time: upstream names events "<object>.<unix nanos>",
+  // which a coarse or fake clock would repeat (the second create would be AlreadyExists).
+  WallTime UniqueNameTime(WallTime now);
   void Loop(std::stop_token stop);
   void RecordToSink(const api::core::v1::Event& event, std::stop_token stop);
   // One write; true when done with the event (written, or rejected for good).
@@ -69,6 +72,7 @@ class EventBroadcaster {
   bool busy_ = false;
   bool shut_down_ = false;
   uint64_t dropped_ = 0;
+  WallTime last_name_time_{};
   std::mt19937_64 rng_{std::random_device{}()};
 
   std::jthread worker_;  // last: starts after everything above exists
