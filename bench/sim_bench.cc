@@ -28,12 +28,12 @@
 #include <vector>
 
 #include "base/logging.h"
+#include "client/informers/informer_factory.h"
 #include "client/transport/https_transport.h"
 #include "client/transport/kubeconfig.h"
 #include "client/typed/rest_clientset.h"
 #include "sim/pod_status.h"
 #include "sim/simulator.h"
-#include "sim/testing/clientset_informers.h"
 
 namespace {
 
@@ -215,7 +215,8 @@ int main(int argc, char** argv) {
   }
   auto cs = client::typed::MakeRestClientset(
       std::shared_ptr<client::transport::HttpTransport>(std::move(*https)));
-  sim::testing::ClientsetInformerFactory informers(*cs);
+  auto factory = client::informers::MakeInformerFactory(*cs, {});
+  client::informers::InformerFactory& informers = *factory;
   auto simulator = std::make_unique<sim::Simulator>(*cs, informers, opts);
   informers.Start();
 

@@ -1,15 +1,16 @@
 #include "sim/heartbeats.h"
 
-#include "client/errors.h"
 #include "sim/node_factory.h"
 
 namespace svcplane::sim {
 
 using api::coordination::v1::Lease;
 
-NodeHeartbeats::NodeHeartbeats(client::ResourceClient<Lease>& leases, const SimOptions& opts,
-                               const Clock& clock, uint64_t seed)
+NodeHeartbeats::NodeHeartbeats(client::ResourceClient<Lease>& leases,
+                               client::ResourceClient<api::core::v1::Node>* nodes,
+                               const SimOptions& opts, const Clock& clock, uint64_t seed)
     : leases_(leases),
+      nodes_client_(nodes),
       opts_(opts),
       clock_(clock),
       queue_(client::QueueConfig{"", nullptr, &clock}),
@@ -21,7 +22,18 @@ void NodeHeartbeats::Add(const std::string& node, const std::string& zone) {
   Duration first;
   {
     std::lock_guard<std::mutex> l(mu_);
-    if (!nodes_.emplace(node, Entry{zone, nullptr}).second) return;
+    if (nodes_.count(node)) return;
+    client::heartbeat::HeartbeatOptions o;
+    o.holder_identity = node;
+    o.namespace_ = kNodeLeaseNamespace;
+    o.lease_duration_seconds = opts_.lease_duration_seconds;
+    o.renew_interval = opts_.heartbeat_interval;
+    o.clock = &clock_;
+    if (nodes_client_ != nullptr) {
+      o.new_lease_post_process = client::heartbeat::SetNodeOwner(*nodes_client_, node);
+    }
+    nodes_.emplace(node,
+                   Entry{zone, std::make_unique<client::heartbeat::LeaseHeartbeat>(leases_, o)});
     std::uniform_real_distribution<double> phase(0.0, 1.0);
     first = std::chrono::duration_cast<Duration>(opts_.heartbeat_interval * phase(rng_));
   }
@@ -36,6 +48,7 @@ void NodeHeartbeats::Start() {
 }
 
 void NodeHeartbeats::Shutdown() {
+  stop_.request_stop();
   queue_.ShutDown();
   for (std::thread& t : workers_) t.join();
   workers_.clear();
@@ -111,37 +124,21 @@ void NodeHeartbeats::Work() {
 }
 
 Status NodeHeartbeats::Renew(const std::string& node) {
-  std::shared_ptr<const Lease> latest;
+  client::heartbeat::LeaseHeartbeat* heartbeat;
   {
     std::lock_guard<std::mutex> l(mu_);
     auto it = nodes_.find(node);
     if (it == nodes_.end()) return NotFoundError("node " + node + " is not simulated");
-    latest = it->second.latest;
+    heartbeat = it->second.heartbeat.get();  // entries are never removed
   }
-  const WallTime now = clock_.WallNow();
-  Result<client::ObjectPtr<Lease>> written = NotFoundError("");
-  if (latest) {
-    Lease next = *latest;
-    next.spec.renew_time = ToMicroTime(now);
-    written = leases_.Update(next);
+  // Sync reports nothing; a tick renewed the Lease iff it wrote a new one.
+  client::ObjectPtr<Lease> before = heartbeat->latest_lease();
+  heartbeat->Sync(stop_.get_token());
+  client::ObjectPtr<Lease> after = heartbeat->latest_lease();
+  if (after == nullptr || after == before) {
+    return UnavailableError("the Lease of node " + node + " was not renewed");
   }
-  if (!latest || client::IsConflict(written.status()) || client::IsNotFound(written.status())) {
-    auto cur = leases_.Get(kNodeLeaseNamespace, node);
-    if (cur.ok()) {
-      Lease next = **cur;
-      next.spec.renew_time = ToMicroTime(now);
-      next.spec.holder_identity = node;
-      next.spec.lease_duration_seconds = opts_.lease_duration_seconds;
-      written = leases_.Update(next);
-    } else if (client::IsNotFound(cur.status())) {
-      written = leases_.Create(MakeNodeLease(opts_, node, now));
-    } else {
-      written = cur.status();
-    }
-  }
-  if (!written.ok()) return written.status();
   std::lock_guard<std::mutex> l(mu_);
-  nodes_[node].latest = *written;
   ++stats_.renewals;
   return Status::Ok();
 }

@@ -2,16 +2,17 @@
 
 // Node Lease renewal for many simulated nodes at once: one DelayingQueue (a single timer
 // thread holding every node's next renewal) feeds a few workers, so 5,000 nodes cost 5,000
-// timer entries and no thread each. Each renewal is one Update of the cached Lease (the
-// kubelet's latestLease optimisation); a conflict or a missing Lease falls back to Get or
-// Create. Heartbeats of a zone or a node can be stopped to simulate dead kubelets.
-// TODO(sim): renew through client/heartbeat's controller once the lease branch lands it #7
+// timer entries and no thread each. Each due renewal is one tick (Sync) of that node's
+// client/heartbeat LeaseHeartbeat, the kubelet's lease controller: an Update of the cached Lease,
+// Get/Create on conflict or absence, ownerReferences to the Node. Heartbeats of a zone or a node
+// can be stopped to simulate dead kubelets.
 
 #include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
 #include <random>
+#include <stop_token>
 #include <string>
 #include <thread>
 #include <unordered_map>
@@ -20,6 +21,7 @@
 
 #include "base/clock.h"
 #include "client/delaying_queue.h"
+#include "client/heartbeat/lease_heartbeat.h"
 #include "client/typed/interface.h"
 #include "sim/sim_options.h"
 
@@ -34,8 +36,10 @@ struct HeartbeatStats {
 // Safe from any thread.
 class NodeHeartbeats {
  public:
+  // `nodes` (optional) lets each Lease be owned by its Node, as the kubelet sets it.
   NodeHeartbeats(client::ResourceClient<api::coordination::v1::Lease>& leases,
-                 const SimOptions& opts, const Clock& clock, uint64_t seed);
+                 client::ResourceClient<api::core::v1::Node>* nodes, const SimOptions& opts,
+                 const Clock& clock, uint64_t seed);
   ~NodeHeartbeats();
 
   // Registers a node; its first renewal comes at a random point of the first interval, so the
@@ -59,7 +63,7 @@ class NodeHeartbeats {
  private:
   struct Entry {
     std::string zone;
-    std::shared_ptr<const api::coordination::v1::Lease> latest;  // last written
+    std::unique_ptr<client::heartbeat::LeaseHeartbeat> heartbeat;
   };
 
   void Work();
@@ -67,6 +71,7 @@ class NodeHeartbeats {
   Duration NextInterval();
 
   client::ResourceClient<api::coordination::v1::Lease>& leases_;
+  client::ResourceClient<api::core::v1::Node>* const nodes_client_;
   const SimOptions opts_;
   const Clock& clock_;
   client::DelayingQueue<std::string> queue_;
@@ -77,6 +82,7 @@ class NodeHeartbeats {
   std::unordered_set<std::string> stopped_nodes_;  // guarded by mu_
   std::mt19937_64 rng_;                            // guarded by mu_
   HeartbeatStats stats_;                           // guarded by mu_
+  std::stop_source stop_;                          // ends a tick's backoff at shutdown
   std::vector<std::thread> workers_;
   std::atomic<bool> started_{false};
 };

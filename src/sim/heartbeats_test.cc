@@ -28,7 +28,7 @@ int64_t RenewMicros(FakeResourceClient<Lease>& leases, const std::string& node) 
 TEST(NodeHeartbeatsTest, CreatesThenRenewsWithOneUpdateEach) {
   FakeClock clock;
   FakeResourceClient<Lease> leases;
-  NodeHeartbeats hb(leases, Opts(), clock, 1);
+  NodeHeartbeats hb(leases, nullptr, Opts(), clock, 1);
   hb.Add("n1", "zone-a");
   ASSERT_TRUE(hb.RenewForTest("n1").ok());
   auto created = leases.Peek(kNodeLeaseNamespace, "n1");
@@ -46,7 +46,7 @@ TEST(NodeHeartbeatsTest, CreatesThenRenewsWithOneUpdateEach) {
 TEST(NodeHeartbeatsTest, RecoversFromAConflictingWriteBySomeoneElse) {
   FakeClock clock;
   FakeResourceClient<Lease> leases;
-  NodeHeartbeats hb(leases, Opts(), clock, 1);
+  NodeHeartbeats hb(leases, nullptr, Opts(), clock, 1);
   hb.Add("n1", "zone-a");
   ASSERT_TRUE(hb.RenewForTest("n1").ok());
   Lease other = *leases.Peek(kNodeLeaseNamespace, "n1");
@@ -60,7 +60,7 @@ TEST(NodeHeartbeatsTest, RecoversFromAConflictingWriteBySomeoneElse) {
 TEST(NodeHeartbeatsTest, LoopRenewsEveryIntervalAndAStoppedZoneGoesSilent) {
   FakeClock clock;
   FakeResourceClient<Lease> leases;
-  NodeHeartbeats hb(leases, Opts(), clock, 1);
+  NodeHeartbeats hb(leases, nullptr, Opts(), clock, 1);
   hb.Add("a1", "zone-a");
   hb.Add("b1", "zone-b");
   hb.Start();

@@ -12,11 +12,11 @@
 #include <string>
 
 #include "base/logging.h"
+#include "client/informers/informer_factory.h"
 #include "client/transport/https_transport.h"
 #include "client/transport/kubeconfig.h"
 #include "client/typed/rest_clientset.h"
 #include "sim/simulator.h"
-#include "sim/testing/clientset_informers.h"
 
 namespace {
 
@@ -47,6 +47,9 @@ int main(int argc, char** argv) {
   int64_t terminate_ms = opts.pod_terminate_delay.count();
   app.add_option("--kubeconfig", kubeconfig, "kubeconfig of the API server")->required();
   app.add_option("--nodes", opts.nodes, "number of simulated nodes");
+  app.add_option("--cluster-cidr", opts.cluster_cidr,
+                 "split into one /24 podCIDR per node (a /16 fits 256 nodes)");
+  app.add_option("--zones", opts.zones, "zones the nodes are spread over");
   app.add_option("--workers", opts.workers, "concurrent Pod/Node writers");
   app.add_option("--heartbeat-workers", opts.heartbeat_workers, "concurrent Lease writers");
   app.add_option("--heartbeat-interval-ms", heartbeat_ms, "Lease renewal interval");
@@ -84,7 +87,8 @@ int main(int argc, char** argv) {
   auto cs = client::typed::MakeRestClientset(
       std::shared_ptr<client::transport::HttpTransport>(std::move(*https)));
   std::signal(SIGPIPE, SIG_IGN);
-  sim::testing::ClientsetInformerFactory informers(*cs);
+  auto factory = client::informers::MakeInformerFactory(*cs, {});
+  client::informers::InformerFactory& informers = *factory;
   auto simulator = std::make_unique<sim::Simulator>(*cs, informers, opts);
   informers.Start();
   if (Status st = simulator->Start(); !st.ok()) {

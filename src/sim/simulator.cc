@@ -70,7 +70,7 @@ Simulator::Simulator(client::Clientset& cs, client::informers::InformerFactory& 
       opts_(std::move(opts)),
       clock_(clock),
       binder_(binder ? std::move(binder) : std::make_unique<RecreateBinder>(cs)),
-      heartbeats_(cs.Leases(), opts_, clock, /*seed=*/0x5eed),
+      heartbeats_(cs.Leases(), &cs.Nodes(), opts_, clock, /*seed=*/0x5eed),
       queue_(client::QueueConfig{"", nullptr, &clock}) {
   RegisterHandlers();
 }
