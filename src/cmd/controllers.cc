@@ -12,7 +12,7 @@
 #include "client/transport/https_transport.h"
 #include "client/transport/kubeconfig.h"
 #include "client/typed/rest_clientset.h"
-#include "controllers/manager/builtin_controllers.h"
+#include "cmd/register_controllers.h"
 #include "controllers/manager/controller_manager.h"
 #include "controllers/manager/health_server.h"
 
@@ -27,6 +27,20 @@ CLI::App* AddControllersCommand(CLI::App& app, ControllersFlags& f) {
   c->add_option("--kubeconfig", f.kubeconfig,
                 "kubeconfig file of the API server (empty: in-cluster service account)");
   c->add_option("--context", f.context, "kubeconfig context to use (default: current-context)");
+  c->add_option("--kube-api-qps", o.kube_api_qps, "QPS to the API server")->capture_default_str();
+  c->add_option("--kube-api-burst", o.kube_api_burst, "burst to the API server")
+      ->capture_default_str();
+  c->add_option("--bind-address", o.bind_address,
+                "IP address to serve /livez /readyz /healthz /metrics on (plain HTTP)")
+      ->capture_default_str();
+  c->add_option("--port", o.port, "HTTP port for health and metrics; 0: off")
+      ->capture_default_str();
+  AddControllerManagerFlags(c, f);
+  return c;
+}
+
+void AddControllerManagerFlags(CLI::App* c, ControllersFlags& f) {
+  auto& o = f.options;
   c->add_option("--controllers", o.controllers,
                 "controllers to enable: '*' enables all on-by-default controllers, 'foo' "
                 "enables foo, '-foo' disables foo")
@@ -54,14 +68,6 @@ CLI::App* AddControllersCommand(CLI::App& app, ControllersFlags& f) {
       ->capture_default_str();
   c->add_option("--leader-elect-resource-name", o.leader_election.resource_name,
                 "name of the lock object")
-      ->capture_default_str();
-  c->add_option("--kube-api-qps", o.kube_api_qps, "QPS to the API server")->capture_default_str();
-  c->add_option("--kube-api-burst", o.kube_api_burst, "burst to the API server")
-      ->capture_default_str();
-  c->add_option("--bind-address", o.bind_address,
-                "IP address to serve /livez /readyz /healthz /metrics on (plain HTTP)")
-      ->capture_default_str();
-  c->add_option("--port", o.port, "HTTP port for health and metrics; 0: off")
       ->capture_default_str();
   c->add_option("--concurrent-endpoint-syncs", o.endpoint.concurrent_endpoint_syncs,
                 "endpoints controller workers")
@@ -91,12 +97,9 @@ CLI::App* AddControllersCommand(CLI::App& app, ControllersFlags& f) {
                 f.mirroring_endpointslice_updates_batch_period,
                 "batching of mirrored endpointslice updates")
       ->capture_default_str();
-  return c;
 }
 
-namespace {
-
-Status ParseDurations(ControllersFlags& f) {
+Status ParseDurationFlags(ControllersFlags& f) {
   struct Item {
     const char* flag;
     const std::string* text;
@@ -123,6 +126,8 @@ Status ParseDurations(ControllersFlags& f) {
   return Status::Ok();
 }
 
+namespace {
+
 Result<std::unique_ptr<client::Clientset>> MakeClientset(const ControllersFlags& f) {
   auto config = f.kubeconfig.empty() ? client::transport::InClusterConfig()
                                      : client::transport::LoadKubeconfig(f.kubeconfig, f.context);
@@ -139,7 +144,7 @@ Result<std::unique_ptr<client::Clientset>> MakeClientset(const ControllersFlags&
 }  // namespace
 
 int RunControllers(ControllersFlags& f) {
-  if (Status st = ParseDurations(f); !st.ok()) {
+  if (Status st = ParseDurationFlags(f); !st.ok()) {
     std::cerr << "svcplane controllers: " << st.message() << "\n";
     return 2;
   }
@@ -150,8 +155,7 @@ int RunControllers(ControllersFlags& f) {
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);  // every thread started below inherits it
 
   manager::ControllerRegistry registry;
-  // The controllers of svcplane register here, one line each.
-  if (Status st = manager::RegisterBuiltinControllers(registry); !st.ok()) {
+  if (Status st = RegisterControllers(registry); !st.ok()) {
     std::cerr << "svcplane controllers: " << st.message() << "\n";
     return 1;
   }

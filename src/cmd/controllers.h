@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "base/status.h"
 #include "controllers/manager/options.h"
 
 namespace svcplane::cmd {
@@ -24,6 +25,12 @@ struct ControllersFlags {
 };
 
 CLI::App* AddControllersCommand(CLI::App& app, ControllersFlags& flags);
+
+// The flags that choose and tune controllers (--controllers, --leader-elect*, the controllers'
+// own), shared by `svcplane controllers` and `svcplane serve`, which runs them in-process.
+void AddControllerManagerFlags(CLI::App* command, ControllersFlags& flags);
+// Parses the Go-syntax duration flags into flags.options.
+Status ParseDurationFlags(ControllersFlags& flags);
 
 // Runs until SIGTERM/SIGINT (exit 0) or a lost election / failed start (exit 1).
 int RunControllers(ControllersFlags& flags);

@@ -1,0 +1,32 @@
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <cstdint>
+#include <string>
+
+#include "apiserver/server/api_server.h"
+#include "cmd/controllers.h"
+
+namespace svcplane::cmd {
+
+// `svcplane serve`: the API server on the embedded store, with the controllers running
+// in-process over the loopback client (no HTTP, no JSON) and, optionally, simulated nodes.
+struct ServeFlags {
+  apiserver::server::ApiServerOptions server;
+  std::string listen = "127.0.0.1:6443";
+  int64_t repair_interval_seconds = 0;
+  // The in-process controller manager: the same flags as `svcplane controllers`. One embedded
+  // server needs no election, so --leader-elect defaults to false here.
+  ControllersFlags controllers;
+  int controller_manager_port = 0;  // plain-HTTP /metrics /readyz of the controllers; 0: off
+  int simulate_nodes = 0;
+  std::string simulate_cluster_cidr;  // "": 10.244.0.0/16, or 10.0.0.0/8 above 256 nodes
+};
+
+CLI::App* AddServeCommand(CLI::App& app, ServeFlags& flags);
+
+// Runs until SIGTERM/SIGINT (exit 0); 1 if the server cannot start or the controllers fail.
+int RunServe(ServeFlags& flags);
+
+}  // namespace svcplane::cmd
