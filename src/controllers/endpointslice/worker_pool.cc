@@ -41,6 +41,7 @@ void KeyWorkerPool::WorkerLoop(const std::function<bool()>& ready) {
 bool KeyWorkerPool::ProcessNextItem() {
   auto key = queue_.Get();
   if (!key) return false;
+  ++in_flight_;
   Status s = sync_(*key);
   ++syncs_;
   if (s.ok()) {
@@ -55,6 +56,7 @@ bool KeyWorkerPool::ProcessNextItem() {
     queue_.Forget(*key);
   }
   queue_.Done(*key);
+  --in_flight_;
   return true;
 }
 

@@ -38,6 +38,9 @@ class KeyWorkerPool {
   // One Get/sync/Done round on the calling thread; false once the queue is shut down.
   bool ProcessNextItem();
 
+  // Nothing ready in the queue nor being synced; keys waiting for a delay do not count (a
+  // snapshot; for tests).
+  bool IdleForTest() const { return queue_.Len() == 0 && in_flight_.load() == 0; }
   // Syncs finished (successful or not) and keys dropped after max retries, for tests.
   int64_t SyncsForTest() const { return syncs_.load(); }
   int64_t DroppedForTest() const { return dropped_.load(); }
@@ -54,6 +57,7 @@ class KeyWorkerPool {
   std::vector<std::thread> threads_;  // guarded by mu_
   std::function<void()> on_ready_;    // guarded by mu_; reset once run
   std::atomic<bool> stopping_{false};
+  std::atomic<int> in_flight_{0};
   std::atomic<int64_t> syncs_{0};
   std::atomic<int64_t> dropped_{0};
 };
