@@ -11,6 +11,7 @@
 #include "apiserver/discovery/discovery.h"
 #include "apiserver/http/auth.h"
 #include "apiserver/http/server.h"
+#include "apiserver/loopback/loopback_clientset.h"
 #include "apiserver/openapi/openapi.h"
 #include "apiserver/patch/patch.h"
 #include "apiserver/pki/data_dir_lock.h"
@@ -44,6 +45,7 @@ class ApiServerImpl {
   std::unique_ptr<registry::Registry<Event>> events;
   std::unique_ptr<registry::Registry<EndpointSlice>> slices;
   std::unique_ptr<registry::Registry<Lease>> leases;
+  std::unique_ptr<client::Clientset> loopback;
   std::vector<std::unique_ptr<Collection>> collections;
   std::unique_ptr<Housekeeping> housekeeping;
   std::unique_ptr<rest::WatchHub> hub;
@@ -176,6 +178,12 @@ Result<std::unique_ptr<ApiServer>> ApiServer::Start(const ApiServerOptions& opti
   impl->Serve(impl->slices);
   impl->Serve(impl->leases);
   impl->EnsureSystemNamespaces();
+  impl->loopback = loopback::MakeLoopbackClientset(
+      {impl->namespaces.get(), impl->services.get(), impl->pods.get(), impl->nodes.get(),
+       impl->endpoints.get(), impl->events.get(), impl->slices.get(), impl->leases.get()},
+      {.after_delete = [raw] {
+        if (raw->housekeeping) raw->housekeeping->Kick();
+      }});
 
   std::vector<Collection*> all;
   for (auto& c : impl->collections) all.push_back(c.get());
@@ -223,6 +231,8 @@ uint16_t ApiServer::port() const { return impl_->http->port(); }
 std::string ApiServer::kubeconfig_path() const {
   return (std::filesystem::path(impl_->options.data_dir) / "kubeconfig").string();
 }
+
+client::Clientset& ApiServer::loopback() { return *impl_->loopback; }
 
 void ApiServer::Shutdown() { impl_->Shutdown(); }
 

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "base/result.h"
+#include "client/typed/interface.h"
 
 namespace svcplane::apiserver::server {
 
@@ -36,6 +37,9 @@ class ApiServer {
 
   uint16_t port() const;
   std::string kubeconfig_path() const;
+  // The in-process Clientset over this server's registries (apiserver/loopback). Valid until
+  // the server is destroyed; stop informers using it before Shutdown.
+  client::Clientset& loopback();
   // Stops accepting, finishes in-flight requests, ends watches, closes the store.
   void Shutdown();
 

@@ -1,0 +1,296 @@
+#include "apiserver/loopback/loopback_clientset.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <filesystem>
+#include <future>
+#include <thread>
+
+#include "apiserver/loopback/testing/memory_clientset.h"
+#include "apiserver/server/api_server.h"
+#include "client/errors.h"
+#include "client/typed/rest_clientset.h"
+
+namespace svcplane::apiserver::loopback {
+namespace {
+
+using api::core::v1::Endpoints;
+using api::core::v1::Pod;
+using api::core::v1::Service;
+using client::WatchEvent;
+using client::WatchEventType;
+using ::testing::ElementsAre;
+
+Pod MakePod(std::string name, std::string app = "web", std::string ns = "default") {
+  Pod p;
+  p.metadata.name = std::move(name);
+  p.metadata.namespace_ = std::move(ns);
+  p.metadata.labels["app"] = std::move(app);
+  p.spec.containers.push_back({.name = "c", .image = "nginx:1.25"});
+  return p;
+}
+
+class LoopbackTest : public ::testing::Test {
+ protected:
+  LoopbackTest() : mem_(0, {.bookmark_interval = std::chrono::milliseconds(50)}) {
+    mem_.CreateNamespace("default");
+  }
+  client::ResourceClient<Pod>& pods() { return mem_.clients().Pods(); }
+  testing::MemoryClientset mem_;
+};
+
+TEST_F(LoopbackTest, CreateGetListShareTheRegistrysObjects) {
+  auto created = pods().Create(MakePod("a"));
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  EXPECT_FALSE((*created)->metadata.uid.empty());
+  EXPECT_FALSE((*created)->metadata.resource_version.empty());
+  EXPECT_EQ((*created)->spec.restart_policy, "Always");  // defaulted by the registry
+  auto got = pods().Get("default", "a");
+  ASSERT_TRUE(got.ok());
+  auto list = pods().List("default");
+  ASSERT_TRUE(list.ok());
+  ASSERT_EQ(list->items.size(), 1u);
+  // No copies: the same immutable object for every reader.
+  EXPECT_EQ(got->get(), list->items[0].get());
+  EXPECT_EQ(list->resource_version, (*created)->metadata.resource_version);
+}
+
+TEST_F(LoopbackTest, NamespaceCheckAndValidationApply) {
+  auto missing = pods().Create(MakePod("a", "web", "nope"));
+  EXPECT_TRUE(client::IsNotFound(missing.status())) << missing.status().ToString();
+  Pod bad = MakePod("Bad_Name");
+  EXPECT_TRUE(client::IsInvalid(pods().Create(bad).status()));
+  ASSERT_TRUE(pods().Create(MakePod("a")).ok());
+  EXPECT_TRUE(client::IsAlreadyExists(pods().Create(MakePod("a")).status()));
+}
+
+TEST_F(LoopbackTest, ListSelectorsAndPaging) {
+  for (int i = 0; i < 5; ++i) {
+    ASSERT_TRUE(pods().Create(MakePod("p" + std::to_string(i), i % 2 ? "odd" : "even")).ok());
+  }
+  auto odd = pods().List("default", {.label_selector = "app=odd"});
+  ASSERT_TRUE(odd.ok());
+  EXPECT_EQ(odd->items.size(), 2u);
+  auto named = pods().List("", {.field_selector = "metadata.name=p3"});
+  ASSERT_TRUE(named.ok()) << named.status().ToString();
+  ASSERT_EQ(named->items.size(), 1u);
+  EXPECT_EQ(named->items[0]->metadata.name, "p3");
+  EXPECT_TRUE(client::IsBadRequest(pods().List("", {.label_selector = "a in ("}).status()) ||
+              client::IsInvalid(pods().List("", {.label_selector = "a in ("}).status()));
+
+  std::vector<std::string> names;
+  client::ListOptions page{.limit = 2};
+  std::string rv;
+  while (true) {
+    auto got = pods().List("default", page);
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    if (rv.empty()) rv = got->resource_version;
+    EXPECT_EQ(got->resource_version, rv);  // every page at the first page's snapshot
+    for (const auto& p : got->items) names.push_back(p->metadata.name);
+    if (got->continue_token.empty()) break;
+    page.continue_token = got->continue_token;
+    // A write between pages is not seen by the remaining pages.
+    ASSERT_TRUE(pods().Create(MakePod("z" + std::to_string(names.size()))).ok());
+  }
+  EXPECT_THAT(names, ElementsAre("p0", "p1", "p2", "p3", "p4"));
+}
+
+TEST_F(LoopbackTest, UpdatesPatchesAndConflicts) {
+  auto a = pods().Create(MakePod("a"));
+  ASSERT_TRUE(a.ok());
+  Pod changed = **a;
+  changed.metadata.labels["tier"] = "front";
+  auto updated = pods().Update(changed);
+  ASSERT_TRUE(updated.ok()) << updated.status().ToString();
+  EXPECT_EQ((*updated)->metadata.labels.at("tier"), "front");
+  // The same stale resourceVersion again: Conflict.
+  EXPECT_TRUE(client::IsConflict(pods().Update(changed).status()));
+
+  Pod status = **updated;
+  status.status.phase = "Running";
+  auto st = pods().UpdateStatus(status);
+  ASSERT_TRUE(st.ok()) << st.status().ToString();
+  EXPECT_EQ((*st)->status.phase, "Running");
+
+  auto patched = pods().Patch("default", "a", client::PatchType::kMerge,
+                              R"({"metadata":{"labels":{"patched":"yes"}}})");
+  ASSERT_TRUE(patched.ok()) << patched.status().ToString();
+  EXPECT_EQ((*patched)->metadata.labels.at("patched"), "yes");
+  auto spatched = pods().Patch("default", "a", client::PatchType::kStrategicMerge,
+                               R"({"status":{"phase":"Succeeded"}})", {}, "status");
+  ASSERT_TRUE(spatched.ok()) << spatched.status().ToString();
+  EXPECT_EQ((*spatched)->status.phase, "Succeeded");
+
+  // Endpoints have no status subresource.
+  Endpoints ep;
+  ep.metadata.name = "e";
+  ep.metadata.namespace_ = "default";
+  ASSERT_TRUE(mem_.clients().Endpoints().Create(ep).ok());
+  EXPECT_TRUE(client::IsNotFound(mem_.clients().Endpoints().UpdateStatus(ep).status()));
+}
+
+TEST_F(LoopbackTest, DeleteMapsOptions) {
+  auto a = pods().Create(MakePod("a"));
+  ASSERT_TRUE(a.ok());
+  EXPECT_TRUE(client::IsConflict(pods().Delete("default", "a", {.precondition_uid = "other"})));
+  ASSERT_TRUE(pods().Delete("default", "a", {.dry_run = true}).ok());
+  ASSERT_TRUE(pods().Get("default", "a").ok());
+  ASSERT_TRUE(pods().Delete("default", "a", {.precondition_uid = (*a)->metadata.uid}).ok());
+  EXPECT_TRUE(client::IsNotFound(pods().Get("default", "a").status()));
+  EXPECT_TRUE(client::IsNotFound(pods().Delete("default", "a")));
+
+  // Orphan propagation defers the delete behind the orphan finalizer.
+  ASSERT_TRUE(pods().Create(MakePod("b")).ok());
+  ASSERT_TRUE(pods().Delete("default", "b", {.propagation_policy = "Orphan"}).ok());
+  auto b = pods().Get("default", "b");
+  ASSERT_TRUE(b.ok());
+  EXPECT_TRUE((*b)->metadata.deletion_timestamp.has_value());
+  EXPECT_THAT((*b)->metadata.finalizers, ElementsAre("orphan"));
+  EXPECT_FALSE(pods().Delete("default", "b", {.propagation_policy = "Sideways"}).ok());
+}
+
+// Runs a watch on its own thread, collecting events until cancelled.
+struct Watcher {
+  Watcher(client::ResourceClient<Pod>& pods, client::ListOptions options) {
+    done = std::async(std::launch::async, [this, &pods, options] {
+      return pods.Watch(
+          "default", options,
+          [this](WatchEvent<Pod> ev) {
+            std::lock_guard lock(mu);
+            events.push_back(std::move(ev));
+            return true;
+          },
+          cancel);
+    });
+  }
+  ~Watcher() {
+    cancel.Cancel();
+    if (done.valid()) done.wait();
+  }
+  size_t Count(WatchEventType type) {
+    std::lock_guard lock(mu);
+    return std::count_if(events.begin(), events.end(),
+                         [&](const auto& e) { return e.type == type; });
+  }
+  bool WaitFor(WatchEventType type, size_t n) {
+    for (int i = 0; i < 1000; ++i) {
+      if (Count(type) >= n) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return false;
+  }
+  std::mutex mu;
+  std::vector<WatchEvent<Pod>> events;
+  client::CancelToken cancel;
+  std::future<Status> done;
+};
+
+TEST_F(LoopbackTest, WatchDeliversEventsBookmarksAndStopsOnCancel) {
+  ASSERT_TRUE(pods().Create(MakePod("before")).ok());
+  auto list = pods().List("default");
+  ASSERT_TRUE(list.ok());
+  Watcher w(pods(), {.label_selector = "app=web",
+                     .resource_version = list->resource_version,
+                     .allow_watch_bookmarks = true});
+  auto a = pods().Create(MakePod("a"));
+  ASSERT_TRUE(a.ok());
+  ASSERT_TRUE(pods().Create(MakePod("other", "db")).ok());  // filtered out
+  Pod changed = **a;
+  changed.metadata.labels["x"] = "y";
+  ASSERT_TRUE(pods().Update(changed).ok());
+  ASSERT_TRUE(pods().Delete("default", "a").ok());
+  ASSERT_TRUE(w.WaitFor(WatchEventType::kDeleted, 1));
+  ASSERT_TRUE(w.WaitFor(WatchEventType::kBookmark, 1));
+  w.cancel.Cancel();
+  ASSERT_EQ(w.done.wait_for(std::chrono::seconds(5)), std::future_status::ready);
+  EXPECT_TRUE(w.done.get().ok());
+  std::vector<WatchEventType> types;
+  for (const auto& e : w.events) {
+    if (e.type != WatchEventType::kBookmark) types.push_back(e.type);
+  }
+  EXPECT_THAT(types, ElementsAre(WatchEventType::kAdded, WatchEventType::kModified,
+                                 WatchEventType::kDeleted));
+  EXPECT_EQ(w.events[0].object->metadata.name, "a");
+  auto current = pods().List("default");
+  EXPECT_EQ(w.events.back().object->metadata.resource_version, current->resource_version);
+}
+
+TEST_F(LoopbackTest, WatchWithoutResourceVersionStartsWithTheState) {
+  ASSERT_TRUE(pods().Create(MakePod("a")).ok());
+  ASSERT_TRUE(pods().Create(MakePod("b")).ok());
+  Watcher w(pods(), {});
+  ASSERT_TRUE(w.WaitFor(WatchEventType::kAdded, 2));
+  w.cancel.Cancel();
+  EXPECT_TRUE(w.done.get().ok());
+}
+
+TEST_F(LoopbackTest, WatchTimeoutEndsCleanly) {
+  Watcher w(pods(), {.resource_version = "1", .timeout_seconds = 1});
+  ASSERT_EQ(w.done.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+  EXPECT_TRUE(w.done.get().ok());
+}
+
+TEST(LoopbackGoneTest, CompactedResourceVersionIsGone) {
+  testing::MemoryClientset mem(10);
+  mem.CreateNamespace("default");
+  auto first = mem.clients().Pods().Create(MakePod("a"));
+  ASSERT_TRUE(first.ok());
+  for (int i = 0; i < 50; ++i)
+    ASSERT_TRUE(mem.clients().Pods().Create(MakePod("p" + std::to_string(i))).ok());
+  ASSERT_TRUE(mem.store().Compact(mem.store().CurrentRevision() - 1).ok());
+  client::CancelToken cancel;
+  Status st = mem.clients().Pods().Watch(
+      "default", {.resource_version = (*first)->metadata.resource_version},
+      [](WatchEvent<Pod>) { return true; }, cancel);
+  EXPECT_TRUE(client::IsGone(st)) << st.ToString();
+}
+
+// The loopback Clientset of a started server sees what REST clients write, and vice versa.
+TEST(LoopbackServerTest, LoopbackAndRestAgree) {
+  auto dir =
+      std::filesystem::temp_directory_path() / ("svcplane-loopback-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  server::ApiServerOptions opts;
+  opts.data_dir = dir.string();
+  opts.port = 0;
+  opts.io_threads = 1;
+  opts.worker_threads = 2;
+  opts.watch_threads = 1;
+  auto srv = server::ApiServer::Start(opts);
+  ASSERT_TRUE(srv.ok()) << srv.status().ToString();
+  client::Clientset& local = (*srv)->loopback();
+  auto rest = client::typed::MakeRestClientsetFromKubeconfig((*srv)->kubeconfig_path());
+  ASSERT_TRUE(rest.ok()) << rest.status().ToString();
+
+  auto a = local.Pods().Create(MakePod("from-loopback"));
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  auto seen = (*rest)->Pods().Get("default", "from-loopback");
+  ASSERT_TRUE(seen.ok()) << seen.status().ToString();
+  EXPECT_EQ((*seen)->metadata.uid, (*a)->metadata.uid);
+  EXPECT_EQ((*seen)->metadata.resource_version, (*a)->metadata.resource_version);
+
+  Watcher w(local.Pods(), {.resource_version = (*a)->metadata.resource_version});
+  auto b = (*rest)->Pods().Create(MakePod("from-rest"));
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  ASSERT_TRUE(w.WaitFor(WatchEventType::kAdded, 1));
+  EXPECT_EQ(w.events[0].object->metadata.name, "from-rest");
+  w.cancel.Cancel();
+  EXPECT_TRUE(w.done.get().ok());
+
+  auto rest_list = (*rest)->Pods().List("default");
+  auto local_list = local.Pods().List("default");
+  ASSERT_TRUE(rest_list.ok() && local_list.ok());
+  EXPECT_EQ(rest_list->items.size(), 2u);
+  EXPECT_EQ(rest_list->resource_version, local_list->resource_version);
+  EXPECT_TRUE(client::IsNotFound(local.Pods().Create(MakePod("x", "web", "missing")).status()));
+  ASSERT_TRUE(local.Pods().Delete("default", "from-rest").ok());
+  EXPECT_TRUE(client::IsNotFound((*rest)->Pods().Get("default", "from-rest").status()));
+  (*srv)->Shutdown();
+  srv->reset();
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace svcplane::apiserver::loopback

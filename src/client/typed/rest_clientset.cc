@@ -1,0 +1,216 @@
+#include "client/typed/rest_clientset.h"
+
+#include <utility>
+
+#include "api/codec/json.h"
+#include "api/resources.h"
+#include "base/check.h"
+#include "client/transport/https_transport.h"
+#include "client/transport/kubeconfig.h"
+
+namespace svcplane::client::typed {
+namespace {
+
+using namespace api::core::v1;
+using api::coordination::v1::Lease;
+using api::discovery::v1::EndpointSlice;
+
+template <typename T>
+constexpr std::string_view KindOf() {
+  if constexpr (std::is_same_v<T, Namespace>) return "Namespace";
+  if constexpr (std::is_same_v<T, Service>) return "Service";
+  if constexpr (std::is_same_v<T, Pod>) return "Pod";
+  if constexpr (std::is_same_v<T, Node>) return "Node";
+  if constexpr (std::is_same_v<T, api::core::v1::Endpoints>) return "Endpoints";
+  if constexpr (std::is_same_v<T, Event>) return "Event";
+  if constexpr (std::is_same_v<T, EndpointSlice>) return "EndpointSlice";
+  if constexpr (std::is_same_v<T, Lease>) return "Lease";
+}
+
+template <typename T>
+const api::ResourceInfo& Info() {
+  static const api::ResourceInfo* info = [] {
+    const api::ResourceInfo* i = api::FindResourceByKind(KindOf<T>());
+    SVC_CHECK(i != nullptr) << "kind missing from the resource table: " << KindOf<T>();
+    return i;
+  }();
+  return *info;
+}
+
+template <typename T>
+Result<ObjectPtr<T>> DecodeObject(const Result<std::string>& body) {
+  if (!body.ok()) return body.status();
+  auto obj = api::codec::DecodeJson<T>(*body);
+  if (!obj.ok()) return InternalError("decoding response: " + obj.status().message());
+  return ObjectPtr<T>(std::make_shared<const T>(std::move(*obj)));
+}
+
+template <typename T>
+class RestResourceClient final : public ResourceClient<T> {
+ public:
+  explicit RestResourceClient(transport::RestClient* rest) : rest_(rest) {}
+
+  Result<ObjectPtr<T>> Get(std::string_view ns, std::string_view name,
+                           const GetOptions& options) override {
+    return DecodeObject<T>(rest_->Get(Ref(ns, name), options));
+  }
+
+  Result<ObjectList<T>> List(std::string_view ns, const ListOptions& options) override {
+    auto body = rest_->List(Ref(ns, ""), options);
+    if (!body.ok()) return body.status();
+    auto list = api::codec::DecodeJson<api::meta::List<T>>(*body);
+    if (!list.ok()) return InternalError("decoding list: " + list.status().message());
+    ObjectList<T> out;
+    out.items.reserve(list->items.size());
+    for (T& item : list->items) out.items.push_back(std::make_shared<const T>(std::move(item)));
+    out.resource_version = std::move(list->metadata.resource_version);
+    out.continue_token = std::move(list->metadata.continue_);
+    return out;
+  }
+
+  Status Watch(std::string_view ns, const ListOptions& options, const WatchEventHandler<T>& handler,
+               CancelToken& cancel) override {
+    Status decode_error;
+    auto on_event = [&](const api::codec::RawWatchEvent& raw) {
+      WatchEvent<T> ev;
+      if (raw.type == "ADDED") {
+        ev.type = WatchEventType::kAdded;
+      } else if (raw.type == "MODIFIED") {
+        ev.type = WatchEventType::kModified;
+      } else if (raw.type == "DELETED") {
+        ev.type = WatchEventType::kDeleted;
+      } else if (raw.type == "BOOKMARK") {
+        ev.type = WatchEventType::kBookmark;
+      } else {
+        decode_error = InternalError("unknown watch event type \"" + raw.type + "\"");
+        return false;
+      }
+      auto obj = api::codec::DecodeJson<T>(raw.object);
+      if (!obj.ok()) {
+        decode_error = InternalError("decoding watch event: " + obj.status().message());
+        return false;
+      }
+      ev.object = std::make_shared<const T>(std::move(*obj));
+      return handler(std::move(ev));
+    };
+    Status st = rest_->Watch(Ref(ns, ""), options, on_event, cancel);
+    if (!decode_error.ok()) return decode_error;
+    return st;
+  }
+
+  Result<ObjectPtr<T>> Create(const T& obj, const WriteOptions& options) override {
+    return DecodeObject<T>(
+        rest_->Create(Ref(obj.metadata.namespace_, ""), api::codec::EncodeJson(obj), options));
+  }
+
+  Result<ObjectPtr<T>> Update(const T& obj, const WriteOptions& options) override {
+    return DecodeObject<T>(rest_->Update(Ref(obj.metadata.namespace_, obj.metadata.name),
+                                         api::codec::EncodeJson(obj), options));
+  }
+
+  Result<ObjectPtr<T>> UpdateStatus(const T& obj, const WriteOptions& options) override {
+    return DecodeObject<T>(rest_->Update(Ref(obj.metadata.namespace_, obj.metadata.name, "status"),
+                                         api::codec::EncodeJson(obj), options));
+  }
+
+  Result<ObjectPtr<T>> Patch(std::string_view ns, std::string_view name, PatchType type,
+                             std::string_view body, const WriteOptions& options,
+                             std::string_view subresource) override {
+    return DecodeObject<T>(
+        rest_->Patch(Ref(ns, name, subresource), type, std::string(body), options));
+  }
+
+  Status Delete(std::string_view ns, std::string_view name, const DeleteOptions& options) override {
+    auto body = rest_->Delete(Ref(ns, name), options);
+    return body.ok() ? Status::Ok() : body.status();
+  }
+
+ private:
+  static transport::ResourceRef Ref(std::string_view ns, std::string_view name,
+                                    std::string_view subresource = "") {
+    // Cluster-scoped kinds ignore a namespace (as client-go's typed clients cannot send one).
+    return RefFor<T>(Info<T>().namespaced ? ns : "", name, subresource);
+  }
+
+  transport::RestClient* rest_;
+};
+
+class RestClientset final : public Clientset {
+ public:
+  RestClientset(std::shared_ptr<transport::HttpTransport> transport,
+                transport::RestClientOptions options)
+      : rest_(std::move(transport), options),
+        namespaces_(&rest_),
+        services_(&rest_),
+        pods_(&rest_),
+        nodes_(&rest_),
+        endpoints_(&rest_),
+        events_(&rest_),
+        slices_(&rest_),
+        leases_(&rest_) {}
+
+  ResourceClient<Namespace>& Namespaces() override { return namespaces_; }
+  ResourceClient<Service>& Services() override { return services_; }
+  ResourceClient<Pod>& Pods() override { return pods_; }
+  ResourceClient<Node>& Nodes() override { return nodes_; }
+  ResourceClient<api::core::v1::Endpoints>& Endpoints() override { return endpoints_; }
+  ResourceClient<Event>& Events() override { return events_; }
+  ResourceClient<EndpointSlice>& EndpointSlices() override { return slices_; }
+  ResourceClient<Lease>& Leases() override { return leases_; }
+
+ private:
+  transport::RestClient rest_;
+  RestResourceClient<Namespace> namespaces_;
+  RestResourceClient<Service> services_;
+  RestResourceClient<Pod> pods_;
+  RestResourceClient<Node> nodes_;
+  RestResourceClient<api::core::v1::Endpoints> endpoints_;
+  RestResourceClient<Event> events_;
+  RestResourceClient<EndpointSlice> slices_;
+  RestResourceClient<Lease> leases_;
+};
+
+}  // namespace
+
+template <typename T>
+transport::ResourceRef RefFor(std::string_view ns, std::string_view name,
+                              std::string_view subresource) {
+  const api::ResourceInfo& info = Info<T>();
+  transport::ResourceRef ref;
+  ref.group = std::string(info.group);
+  ref.version = std::string(info.version);
+  ref.resource = std::string(info.resource);
+  ref.namespace_ = std::string(ns);
+  ref.name = std::string(name);
+  ref.subresource = std::string(subresource);
+  return ref;
+}
+
+template transport::ResourceRef RefFor<Namespace>(std::string_view, std::string_view,
+                                                  std::string_view);
+template transport::ResourceRef RefFor<Service>(std::string_view, std::string_view,
+                                                std::string_view);
+template transport::ResourceRef RefFor<Pod>(std::string_view, std::string_view, std::string_view);
+template transport::ResourceRef RefFor<Node>(std::string_view, std::string_view, std::string_view);
+template transport::ResourceRef RefFor<api::core::v1::Endpoints>(std::string_view, std::string_view,
+                                                                 std::string_view);
+template transport::ResourceRef RefFor<Event>(std::string_view, std::string_view, std::string_view);
+template transport::ResourceRef RefFor<EndpointSlice>(std::string_view, std::string_view,
+                                                      std::string_view);
+template transport::ResourceRef RefFor<Lease>(std::string_view, std::string_view, std::string_view);
+
+std::unique_ptr<Clientset> MakeRestClientset(std::shared_ptr<transport::HttpTransport> transport,
+                                             transport::RestClientOptions options) {
+  return std::make_unique<RestClientset>(std::move(transport), options);
+}
+
+Result<std::unique_ptr<Clientset>> MakeRestClientsetFromKubeconfig(
+    const std::string& kubeconfig_path, const std::string& context) {
+  auto config = transport::LoadKubeconfig(kubeconfig_path, context);
+  if (!config.ok()) return config.status();
+  auto https = transport::HttpsTransport::Create(*config);
+  if (!https.ok()) return https.status();
+  return MakeRestClientset(std::shared_ptr<transport::HttpTransport>(std::move(*https)));
+}
+
+}  // namespace svcplane::client::typed
