@@ -60,6 +60,7 @@ class EndpointsController {
   Status SyncForTest(const std::string& key) { return Sync(key); }
   endpointslice::KeyQueue& QueueForTest() { return *queue_; }
   void EnqueueOrphansForTest() { EnqueueAllEndpoints(); }
+  bool IdleForTest() const { return workers_->IdleForTest(); }
 
  private:
   Status Sync(const std::string& key);
