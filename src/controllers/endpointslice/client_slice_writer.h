@@ -24,6 +24,7 @@ class ClientSliceWriter final : public SliceWriter {
   }
   Result<api::discovery::v1::EndpointSlice> Update(
       const api::discovery::v1::EndpointSlice& slice) override {
+    if (slice.metadata.uid.empty()) return UpdateFreshlyBuilt(slice);
     auto r = client_.Update(slice);
     if (!r.ok()) return r.status();
     ++updates;
@@ -40,6 +41,26 @@ class ClientSliceWriter final : public SliceWriter {
   int deletes = 0;
 
  private:
+  // A create turned into an update of a slice being replaced (and the mirroring controller's
+  // wholesale replacements) carries a freshly built object: no uid, creationTimestamp,
+  // generation or resourceVersion, i.e. an unconditional PUT. kube-apiserver copies the first
+  // three from the stored object (rest.BeforeUpdate); our registries reject them as changed
+  // immutable fields, so carry them over here. TODO(lead): fill them in the apiserver's update
+  // path as upstream does, then drop this extra GET. #6
+  Result<api::discovery::v1::EndpointSlice> UpdateFreshlyBuilt(
+      const api::discovery::v1::EndpointSlice& slice) {
+    auto current = client_.Get(slice.metadata.namespace_, slice.metadata.name);
+    if (!current.ok()) return current.status();
+    api::discovery::v1::EndpointSlice copy = slice;
+    copy.metadata.uid = (*current)->metadata.uid;
+    copy.metadata.creation_timestamp = (*current)->metadata.creation_timestamp;
+    copy.metadata.generation = (*current)->metadata.generation;
+    auto r = client_.Update(copy);
+    if (!r.ok()) return r.status();
+    ++updates;
+    return **r;
+  }
+
   client::ResourceClient<api::discovery::v1::EndpointSlice>& client_;
 };
 

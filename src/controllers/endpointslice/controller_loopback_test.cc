@@ -111,5 +111,26 @@ TEST_F(EndpointSliceLoopbackTest, PodOnUnknownNodeIsRetriedUntilTheNodeExists) {
   ASSERT_TRUE(WaitFor([&] { return CountEndpoints() == 2; }));
 }
 
+// A targetPort change moves every endpoint to a new port group: upstream turns the create of the
+// new slice and the delete of the old one into one update of the old name (a PUT of a freshly
+// built object).
+TEST_F(EndpointSliceLoopbackTest, PortChangeReusesTheSliceName) {
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(env_.CreatePod(i).ok());
+  Start();
+  ASSERT_TRUE(WaitFor([&] { return CountEndpoints() == 3; }));
+  const std::string name = Slices().at(0)->metadata.name;
+  auto svc = env_.clients().Services().Get("ns", "svc");
+  ASSERT_TRUE(svc.ok());
+  api::core::v1::Service changed = **svc;
+  changed.spec.ports[0].target_port = api::meta::IntOrString::FromInt(9090);
+  ASSERT_TRUE(env_.clients().Services().Update(changed).ok());
+  ASSERT_TRUE(WaitFor([&] {
+    auto slices = Slices();
+    return slices.size() == 1 && slices[0]->ports && slices[0]->ports->size() == 1 &&
+           (*slices[0]->ports)[0].port == 9090 && slices[0]->endpoints.size() == 3;
+  }));
+  EXPECT_EQ(Slices().at(0)->metadata.name, name);
+}
+
 }  // namespace
 }  // namespace svcplane::controllers::endpointslice
