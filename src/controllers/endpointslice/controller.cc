@@ -176,13 +176,41 @@ bool EndpointSliceController::CachesSynced() const {
 
 void EndpointSliceController::Run(int workers) {
   if (workers <= 0) workers = options_.workers;
-  workers_->Start(workers, [this] { return CachesSynced(); });
+  workers_->Start(
+      workers, [this] { return CachesSynced(); },
+      [this] {
+        if (options_.delete_orphaned_slices) EnqueueServicesOfAllSlices();
+      });
   topology_worker_->Start(1, [this] { return CachesSynced(); });
 }
 
 void EndpointSliceController::Shutdown() {
   if (workers_) workers_->Shutdown();
   if (topology_worker_) topology_worker_->Shutdown();
+}
+
+void EndpointSliceController::EnqueueServicesOfAllSlices() {
+  for (const auto& s : slices_.lister().List()) {
+    auto managed = s->metadata.labels.find(kManagedByLabel);
+    if (managed == s->metadata.labels.end() || managed->second != kControllerName) continue;
+    std::string key = ServiceKeyForSlice(*s);
+    if (!key.empty()) queue_->Add(key);
+  }
+}
+
+Status EndpointSliceController::DeleteOrphanedSlices(const std::string& ns,
+                                                     const std::string& name) {
+  auto slices = slices_.lister().List(
+      ns, api::selectors::SelectorFromSet(
+              {{std::string(kServiceNameLabel), name},
+               {std::string(kManagedByLabel), std::string(kControllerName)}}));
+  Status first;
+  for (const auto& s : slices) {
+    if (s->metadata.deletion_timestamp) continue;
+    Status st = client_.EndpointSlices().Delete(ns, s->metadata.name);
+    if (!st.ok() && st.code() != Code::kNotFound && first.ok()) first = st;
+  }
+  return first;
 }
 
 Status EndpointSliceController::Sync(const std::string& key) {
@@ -196,7 +224,7 @@ Status EndpointSliceController::Sync(const std::string& key) {
     reconciler_.Forget(ns, name);
     tracker_.DeleteService(ns, name);
     metrics_.ForgetService(key);
-    return Status::Ok();
+    return options_.delete_orphaned_slices ? DeleteOrphanedSlices(ns, name) : Status::Ok();
   }
   if (service->spec.type == "ExternalName" || service->spec.selector.empty()) {
     return Status::Ok();

@@ -44,6 +44,11 @@ struct EndpointSliceControllerOptions {
   double rebalance_slack = 0.10;             // --endpointslice-rebalance-slack
   int rebalance_max_extra_writes = 10;       // --endpointslice-rebalance-max-writes
   int max_retries = 15;
+  // Beyond upstream: upstream leaves a deleted Service's slices to the garbage collector (their
+  // ownerReference). svcplane has no garbage collector, so the controller deletes them itself,
+  // and on start enqueues every Service its slices name (to catch deletions it missed). Harmless
+  // next to a garbage collector (NotFound is success).
+  bool delete_orphaned_slices = true;
   Duration retry_base = std::chrono::seconds(1);    // per-key backoff 1 s · 2^n ...
   Duration retry_max = std::chrono::seconds(1000);  // ... capped at 1000 s
 };
@@ -82,6 +87,8 @@ class EndpointSliceController {
   void OnSliceDelete(const api::discovery::v1::EndpointSlice& slice);
   void OnNodeChange();
   Status SyncTopology();
+  Status DeleteOrphanedSlices(const std::string& ns, const std::string& name);
+  void EnqueueServicesOfAllSlices();
 
   // Constant after construction.
   client::informers::InformerFactory& informers_;

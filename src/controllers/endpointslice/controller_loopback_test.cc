@@ -7,6 +7,7 @@
 #include "controllers/endpointslice/controller.h"
 #include "controllers/endpointslice/testing/loopback_env.h"
 #include "controllers/endpointslice/testing/wait.h"
+#include "controllers/endpointslice/utils.h"
 
 namespace svcplane::controllers::endpointslice {
 namespace {
@@ -109,6 +110,17 @@ TEST_F(EndpointSliceLoopbackTest, PodOnUnknownNodeIsRetriedUntilTheNodeExists) {
   }));
   ASSERT_TRUE(env_.clients().Nodes().Create(testing::MakeNode("node-2", "zone-b")).ok());
   ASSERT_TRUE(WaitFor([&] { return CountEndpoints() == 2; }));
+}
+
+TEST_F(EndpointSliceLoopbackTest, DeletingTheServiceDeletesItsSlices) {
+  for (int i = 0; i < 3; ++i) ASSERT_TRUE(env_.CreatePod(i).ok());
+  // A slice of a Service deleted while the controller was down.
+  EndpointSlice stale = NewSlice(testing::MakeService("gone"), {}, "IPv4");
+  ASSERT_TRUE(env_.clients().EndpointSlices().Create(stale).ok());
+  Start();
+  ASSERT_TRUE(WaitFor([&] { return CountEndpoints() == 3 && Slices().size() == 1; }));
+  ASSERT_TRUE(env_.clients().Services().Delete("ns", "svc").ok());
+  ASSERT_TRUE(WaitFor([&] { return Slices().empty(); }));
 }
 
 // A targetPort change moves every endpoint to a new port group: upstream turns the create of the
