@@ -51,6 +51,7 @@ EndpointsController::EndpointsController(client::informers::InformerFactory& inf
   workers_ = std::make_unique<endpointslice::KeyWorkerPool>(
       "endpoints", *queue_, [this](const std::string& key) { return Sync(key); },
       options_.max_retries);
+  indexes_ = endpointslice::AddSelectionIndexes(pods_, services_);
   RegisterHandlers();
 }
 
@@ -70,7 +71,8 @@ void EndpointsController::RegisterHandlers() {
   registrations_.push_back(services_.AddEventHandler(std::move(svc)));
 
   auto pod_event = [this](const Pod* old_pod, const Pod& pod) {
-    for (const auto& key : endpointslice::ServicesForPodEvent(services_.lister(), old_pod, pod)) {
+    for (const auto& key :
+         endpointslice::ServicesForPodEvent(services_.lister(), old_pod, pod, indexes_)) {
       queue_->AddAfter(key, options_.batch_period);
     }
   };
@@ -122,7 +124,7 @@ Status EndpointsController::Sync(const std::string& key) {
   std::vector<std::shared_ptr<const Pod>> pods;
   if (service != nullptr && !service->spec.selector.empty() &&
       service->spec.type != "ExternalName") {
-    pods = pods_.lister().List(ns, api::selectors::SelectorFromSet(service->spec.selector));
+    pods = endpointslice::PodsForService(pods_.lister(), *service, indexes_);
   }
   auto current = endpoints_.lister().Get(ns, name);
   auto plan = reconciler_.Plan(ns, name, service.get(), pods, current.get());

@@ -24,6 +24,7 @@
 #include "client/typed/interface.h"
 #include "controllers/endpoints/reconciler.h"
 #include "controllers/endpointslice/event_sink.h"
+#include "controllers/endpointslice/pod_handlers.h"
 #include "controllers/endpointslice/worker_pool.h"
 
 namespace svcplane::controllers::endpoints {
@@ -76,6 +77,7 @@ class EndpointsController {
   client::informers::SharedInformer<Pod>& pods_;
   client::informers::SharedInformer<Endpoints>& endpoints_;
   std::vector<std::shared_ptr<client::informers::HandlerRegistration>> registrations_;
+  endpointslice::SelectionIndexes indexes_;
 
   Reconciler reconciler_;
   std::unique_ptr<endpointslice::KeyQueue> queue_;

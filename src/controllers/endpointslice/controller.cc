@@ -77,6 +77,7 @@ EndpointSliceController::EndpointSliceController(client::informers::InformerFact
   topology_worker_ = std::make_unique<KeyWorkerPool>(
       "endpointslice-topology", *topology_queue_,
       [this](const std::string&) { return SyncTopology(); }, options_.max_retries);
+  indexes_ = AddSelectionIndexes(pods_, services_);
   RegisterHandlers();
 }
 
@@ -130,7 +131,7 @@ void EndpointSliceController::EnqueueService(const Service& service) {
 }
 
 void EndpointSliceController::EnqueueForPod(const Pod* old_pod, const Pod& pod) {
-  for (const auto& key : ServicesForPodEvent(services_.lister(), old_pod, pod)) {
+  for (const auto& key : ServicesForPodEvent(services_.lister(), old_pod, pod, indexes_)) {
     queue_->AddAfter(key, options_.batch_period);
   }
 }
@@ -232,7 +233,7 @@ Status EndpointSliceController::Sync(const std::string& key) {
   metrics_.SetTrafficDistribution(key, service->spec.traffic_distribution.value_or(""));
   const api::meta::ObjectReference ref = ReferenceTo(*service, "Service", "v1");
 
-  auto pods = pods_.lister().List(ns, api::selectors::SelectorFromSet(service->spec.selector));
+  auto pods = PodsForService(pods_.lister(), *service, indexes_);
   auto listed = slices_.lister().List(
       ns, api::selectors::SelectorFromSet(
               {{std::string(kServiceNameLabel), name},

@@ -25,6 +25,7 @@
 #include "client/typed/interface.h"
 #include "controllers/endpointslice/event_sink.h"
 #include "controllers/endpointslice/metrics.h"
+#include "controllers/endpointslice/pod_handlers.h"
 #include "controllers/endpointslice/reconciler.h"
 #include "controllers/endpointslice/slice_tracker.h"
 #include "controllers/endpointslice/topology_cache.h"
@@ -100,6 +101,7 @@ class EndpointSliceController {
   client::informers::SharedInformer<api::core::v1::Node>& nodes_;
   client::informers::SharedInformer<api::discovery::v1::EndpointSlice>& slices_;
   std::vector<std::shared_ptr<client::informers::HandlerRegistration>> registrations_;
+  SelectionIndexes indexes_;
 
   TopologyCache topology_;
   Reconciler reconciler_;

@@ -25,30 +25,100 @@ PodChange ComparePods(const api::core::v1::Pod& old_pod, const api::core::v1::Po
   return c;
 }
 
+namespace {
+
+std::string IndexValue(const std::string& ns, const std::string& key, const std::string& value) {
+  return ns + "/" + key + "=" + value;
+}
+
+std::vector<std::string> PairValues(const std::string& ns, const api::meta::StringMap& m) {
+  std::vector<std::string> out;
+  out.reserve(m.size());
+  for (const auto& [k, v] : m) out.push_back(IndexValue(ns, k, v));
+  return out;
+}
+
+bool Ok(const Status& s) { return s.ok() || s.code() == Code::kAlreadyExists; }
+
+}  // namespace
+
+SelectionIndexes AddSelectionIndexes(
+    client::informers::SharedInformer<api::core::v1::Pod>& pods,
+    client::informers::SharedInformer<api::core::v1::Service>& services) {
+  SelectionIndexes out;
+  out.pods = Ok(pods.AddIndexer(kPodLabelIndex, [](const api::core::v1::Pod& p) {
+    return PairValues(p.metadata.namespace_, p.metadata.labels);
+  }));
+  out.services = Ok(services.AddIndexer(kServiceSelectorIndex, [](const api::core::v1::Service& s) {
+    return PairValues(s.metadata.namespace_, s.spec.selector);
+  }));
+  return out;
+}
+
+std::vector<client::ObjectPtr<api::core::v1::Pod>> PodsForService(
+    const client::informers::Lister<api::core::v1::Pod>& pods, const api::core::v1::Service& svc,
+    const SelectionIndexes& indexes) {
+  const auto& selector = svc.spec.selector;
+  if (selector.empty()) return {};
+  if (!indexes.pods) {
+    return pods.List(svc.metadata.namespace_, api::selectors::SelectorFromSet(selector));
+  }
+  // Every selected Pod carries the selector's first pair; check the rest on that bucket.
+  const auto& [key, value] = *selector.begin();
+  auto candidates = pods.ByIndex(kPodLabelIndex, IndexValue(svc.metadata.namespace_, key, value));
+  std::vector<client::ObjectPtr<api::core::v1::Pod>> out;
+  out.reserve(candidates.size());
+  for (auto& p : candidates) {
+    bool match = true;
+    for (const auto& [k, v] : selector) {
+      auto it = p->metadata.labels.find(k);
+      if (it == p->metadata.labels.end() || it->second != v) {
+        match = false;
+        break;
+      }
+    }
+    if (match) out.push_back(std::move(p));
+  }
+  return out;
+}
+
 std::vector<std::string> ServicesSelecting(
     const client::informers::Lister<api::core::v1::Service>& services, const std::string& ns,
-    const api::meta::StringMap& labels) {
+    const api::meta::StringMap& labels, const SelectionIndexes& indexes) {
+  std::vector<client::ObjectPtr<api::core::v1::Service>> candidates;
+  if (indexes.services) {
+    // A Service selecting these labels has every selector pair among them: look up each label.
+    for (const auto& value : PairValues(ns, labels)) {
+      auto bucket = services.ByIndex(kServiceSelectorIndex, value);
+      candidates.insert(candidates.end(), bucket.begin(), bucket.end());
+    }
+  } else {
+    candidates = services.List(ns);
+  }
   std::vector<std::string> out;
-  for (const auto& svc : services.List(ns)) {
+  for (const auto& svc : candidates) {
     if (svc->spec.selector.empty()) continue;  // no selector: endpoints managed elsewhere
     if (!api::selectors::SelectorFromSet(svc->spec.selector).Matches(labels)) continue;
     out.push_back(svc->metadata.namespace_ + "/" + svc->metadata.name);
   }
   std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
 }
 
 std::vector<std::string> ServicesForPodEvent(
     const client::informers::Lister<api::core::v1::Service>& services,
-    const api::core::v1::Pod* old_pod, const api::core::v1::Pod& pod) {
+    const api::core::v1::Pod* old_pod, const api::core::v1::Pod& pod,
+    const SelectionIndexes& indexes) {
   const std::string& ns = pod.metadata.namespace_;
-  if (old_pod == nullptr) return ServicesSelecting(services, ns, pod.metadata.labels);
+  if (old_pod == nullptr) return ServicesSelecting(services, ns, pod.metadata.labels, indexes);
   if (old_pod->metadata.resource_version == pod.metadata.resource_version) return {};  // resync
   PodChange c = ComparePods(*old_pod, pod);
   if (!c.pod_changed && !c.labels_changed) return {};
-  std::vector<std::string> now = ServicesSelecting(services, ns, pod.metadata.labels);
+  std::vector<std::string> now = ServicesSelecting(services, ns, pod.metadata.labels, indexes);
   if (!c.labels_changed) return now;
-  std::vector<std::string> before = ServicesSelecting(services, ns, old_pod->metadata.labels);
+  std::vector<std::string> before =
+      ServicesSelecting(services, ns, old_pod->metadata.labels, indexes);
   std::vector<std::string> out;
   if (c.pod_changed) {
     std::set_union(now.begin(), now.end(), before.begin(), before.end(), std::back_inserter(out));

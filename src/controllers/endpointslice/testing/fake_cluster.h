@@ -209,7 +209,10 @@ class FakeResource final : public client::ResourceClient<T>,
     }
     return std::make_shared<AlwaysSynced>();
   }
-  Status AddIndexer(std::string, client::informers::IndexFunc<T>) override { return Status::Ok(); }
+  // Only the namespace index: callers fall back to scans.
+  Status AddIndexer(std::string, client::informers::IndexFunc<T>) override {
+    return Status(Code::kMethodNotAllowed, "the fake cluster has no custom indexes");
+  }
   Status SetTransform(std::function<client::ObjectPtr<T>(client::ObjectPtr<T>)>) override {
     return Status::Ok();
   }
