@@ -78,6 +78,7 @@ EndpointSliceController::EndpointSliceController(client::informers::InformerFact
       "endpointslice-topology", *topology_queue_,
       [this](const std::string&) { return SyncTopology(); }, options_.max_retries);
   indexes_ = AddSelectionIndexes(pods_, services_);
+  slice_index_ = AddSliceServiceIndex(slices_);
   RegisterHandlers();
 }
 
@@ -201,10 +202,7 @@ void EndpointSliceController::EnqueueServicesOfAllSlices() {
 
 Status EndpointSliceController::DeleteOrphanedSlices(const std::string& ns,
                                                      const std::string& name) {
-  auto slices = slices_.lister().List(
-      ns, api::selectors::SelectorFromSet(
-              {{std::string(kServiceNameLabel), name},
-               {std::string(kManagedByLabel), std::string(kControllerName)}}));
+  auto slices = SlicesLabelledFor(slices_.lister(), slice_index_, ns, name, kControllerName);
   Status first;
   for (const auto& s : slices) {
     if (s->metadata.deletion_timestamp) continue;
@@ -234,10 +232,7 @@ Status EndpointSliceController::Sync(const std::string& key) {
   const api::meta::ObjectReference ref = ReferenceTo(*service, "Service", "v1");
 
   auto pods = PodsForService(pods_.lister(), *service, indexes_);
-  auto listed = slices_.lister().List(
-      ns, api::selectors::SelectorFromSet(
-              {{std::string(kServiceNameLabel), name},
-               {std::string(kManagedByLabel), std::string(kControllerName)}}));
+  auto listed = SlicesLabelledFor(slices_.lister(), slice_index_, ns, name, kControllerName);
   auto slices = SlicesForService(*service, listed);
   if (tracker_.StaleSlices(*service, slices)) {
     metrics_.ObserveSync("stale");

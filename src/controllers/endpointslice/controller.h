@@ -102,6 +102,7 @@ class EndpointSliceController {
   client::informers::SharedInformer<api::discovery::v1::EndpointSlice>& slices_;
   std::vector<std::shared_ptr<client::informers::HandlerRegistration>> registrations_;
   SelectionIndexes indexes_;
+  bool slice_index_ = false;
 
   TopologyCache topology_;
   Reconciler reconciler_;

@@ -54,10 +54,13 @@ void SliceControllerMetrics::ObserveReconcile(const std::string& service_key, co
       .Observe(creates + updates + deletes);
   std::lock_guard<std::mutex> l(mu_);
   Contribution& c = services_[service_key];
+  // Totals move by this Service's change: no walk over every Service per sync.
+  endpoints_desired_->Inc(m.endpoints_desired - c.endpoints);
+  num_slices_->Inc(m.slices_actual - c.slices);
+  desired_slices_->Inc(m.slices_desired - c.desired_slices);
   c.endpoints = m.endpoints_desired;
   c.slices = m.slices_actual;
   c.desired_slices = m.slices_desired;
-  Publish();
 }
 
 void SliceControllerMetrics::ObserveSync(std::string_view result) {
@@ -72,7 +75,9 @@ void SliceControllerMetrics::SetTrafficDistribution(const std::string& service_k
                                                     const std::string& value) {
   if (registry_ == nullptr) return;
   std::lock_guard<std::mutex> l(mu_);
-  services_[service_key].traffic_distribution = value;
+  std::string& current = services_[service_key].traffic_distribution;
+  if (current == value) return;
+  current = value;
   Publish();
 }
 

@@ -55,6 +55,30 @@ SelectionIndexes AddSelectionIndexes(
   return out;
 }
 
+bool AddSliceServiceIndex(
+    client::informers::SharedInformer<api::discovery::v1::EndpointSlice>& slices) {
+  return Ok(slices.AddIndexer(kSliceServiceIndex, [](const api::discovery::v1::EndpointSlice& s) {
+    std::string key = ServiceKeyForSlice(s);
+    return key.empty() ? std::vector<std::string>{} : std::vector<std::string>{key};
+  }));
+}
+
+std::vector<client::ObjectPtr<api::discovery::v1::EndpointSlice>> SlicesLabelledFor(
+    const client::informers::Lister<api::discovery::v1::EndpointSlice>& slices, bool indexed,
+    const std::string& ns, const std::string& name, std::string_view managed_by) {
+  if (!indexed) {
+    return slices.List(ns, api::selectors::SelectorFromSet(
+                               {{std::string(kServiceNameLabel), name},
+                                {std::string(kManagedByLabel), std::string(managed_by)}}));
+  }
+  std::vector<client::ObjectPtr<api::discovery::v1::EndpointSlice>> out;
+  for (auto& s : slices.ByIndex(kSliceServiceIndex, ns + "/" + name)) {
+    auto it = s->metadata.labels.find(kManagedByLabel);
+    if (it != s->metadata.labels.end() && it->second == managed_by) out.push_back(std::move(s));
+  }
+  return out;
+}
+
 std::vector<client::ObjectPtr<api::core::v1::Pod>> PodsForService(
     const client::informers::Lister<api::core::v1::Pod>& pods, const api::core::v1::Service& svc,
     const SelectionIndexes& indexes) {

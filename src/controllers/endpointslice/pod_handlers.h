@@ -8,6 +8,7 @@
 
 #include "api/core/v1/pod.h"
 #include "api/core/v1/service.h"
+#include "api/discovery/v1/endpoint_slice.h"
 #include "client/informers/interface.h"
 
 namespace svcplane::controllers::endpointslice {
@@ -33,6 +34,15 @@ struct SelectionIndexes {
 SelectionIndexes AddSelectionIndexes(
     client::informers::SharedInformer<api::core::v1::Pod>& pods,
     client::informers::SharedInformer<api::core::v1::Service>& services);
+
+// Slices by "ns/<kubernetes.io/service-name label>" (any manager). True when the index exists.
+inline constexpr char kSliceServiceIndex[] = "svcplane.io/slice-service";
+bool AddSliceServiceIndex(
+    client::informers::SharedInformer<api::discovery::v1::EndpointSlice>& slices);
+// The slices labelled for Service ns/name managed by `managed_by` (any deletion state).
+std::vector<client::ObjectPtr<api::discovery::v1::EndpointSlice>> SlicesLabelledFor(
+    const client::informers::Lister<api::discovery::v1::EndpointSlice>& slices, bool indexed,
+    const std::string& ns, const std::string& name, std::string_view managed_by);
 
 // The Pods of the Service's namespace its (non-empty) selector matches.
 std::vector<client::ObjectPtr<api::core::v1::Pod>> PodsForService(

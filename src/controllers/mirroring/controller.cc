@@ -5,6 +5,7 @@
 #include "api/selectors/label_selector.h"
 #include "controllers/endpointslice/client_slice_writer.h"
 #include "controllers/endpointslice/controller.h"  // SplitKey
+#include "controllers/endpointslice/pod_handlers.h"
 #include "controllers/endpointslice/utils.h"
 
 namespace svcplane::controllers::mirroring {
@@ -35,6 +36,7 @@ MirroringController::MirroringController(client::informers::InformerFactory& inf
   workers_ = std::make_unique<endpointslice::KeyWorkerPool>(
       "endpointslice-mirroring", *queue_, [this](const std::string& key) { return Sync(key); },
       options_.max_retries);
+  slice_index_ = endpointslice::AddSliceServiceIndex(slices_);
   RegisterHandlers();
 }
 
@@ -109,11 +111,9 @@ void MirroringController::Shutdown() {
 }
 
 std::vector<SlicePtr> MirroringController::ListMirrored(const Endpoints& endpoints) const {
-  auto listed = slices_.lister().List(
-      endpoints.metadata.namespace_,
-      api::selectors::SelectorFromSet(
-          {{std::string(endpointslice::kServiceNameLabel), endpoints.metadata.name},
-           {std::string(endpointslice::kManagedByLabel), std::string(kControllerName)}}));
+  auto listed = endpointslice::SlicesLabelledFor(slices_.lister(), slice_index_,
+                                                 endpoints.metadata.namespace_,
+                                                 endpoints.metadata.name, kControllerName);
   return MirroredSlices(endpoints, listed);
 }
 

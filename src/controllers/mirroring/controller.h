@@ -75,6 +75,7 @@ class MirroringController {
   client::informers::SharedInformer<EndpointSlice>& slices_;
   std::vector<std::shared_ptr<client::informers::HandlerRegistration>> registrations_;
 
+  bool slice_index_ = false;
   endpointslice::SliceTracker tracker_;
   MirroringMetrics metrics_;
   std::unique_ptr<endpointslice::KeyQueue> queue_;
