@@ -11,7 +11,10 @@ namespace svcplane::client::informers {
 // kinds (namespaces, nodes) ignore options.namespace_.
 std::unique_ptr<InformerFactory> MakeInformerFactory(Clientset& clients, InformerOptions options);
 
-// The same with reflector tuning (clock, backoff, page size), for tests and benchmarks.
+// The same with reflector tuning (clock, backoff, page size). Over the in-process Clientset
+// (ApiServer::loopback()) pass page_size = 0: nothing is serialised, so paging only adds the
+// store's per-page cost (today O(remaining) per page, so 100k Pods list in ~0.5 s unpaged
+// against several seconds in pages of 500).
 std::unique_ptr<InformerFactory> MakeInformerFactory(Clientset& clients, InformerOptions options,
                                                      ReflectorOptions reflector_options);
 

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "client/informers/testing/fake_resource_client.h"
+#include "client/informers/transforms.h"
 
 namespace svcplane::client::informers {
 namespace {
@@ -86,6 +87,45 @@ TEST(StoreTest, ReplaceReportsAddsChangesAndDisappearances) {
   EXPECT_THAT(removed, UnorderedElementsAre("gone"));
   EXPECT_THAT(Names(store.List("default")), UnorderedElementsAre("keep", "change", "new"));
   EXPECT_EQ(store.Get("default", "gone"), nullptr);
+}
+
+TEST(TransformTest, SlimPodKeepsWhatServiceControllersRead) {
+  auto full = std::make_shared<Pod>(*TestPod("a", "7", "ns1", "web"));
+  auto& p = *full;
+  p.metadata.uid = "u1";
+  p.metadata.annotations["big"] = std::string(1000, 'x');
+  p.spec.node_name = "n1";
+  p.spec.hostname = "h";
+  p.spec.subdomain = "s";
+  p.spec.containers.push_back({.name = "sidecar", .image = "envoy"});
+  p.spec.containers.push_back({.name = "app", .image = "nginx"});
+  p.spec.containers.back().ports.push_back(
+      {.name = "http", .container_port = 8080, .protocol = "TCP"});
+  p.status.phase = "Running";
+  p.status.pod_ip = "10.0.0.1";
+  p.status.pod_ips.push_back({.ip = "10.0.0.1"});
+  p.status.conditions.push_back({.type = "PodScheduled", .status = "True"});
+  p.status.conditions.push_back({.type = "Ready", .status = "True"});
+  auto slim = SlimPodForServiceControllers(full);
+  EXPECT_EQ(slim->metadata.name, "a");
+  EXPECT_EQ(slim->metadata.namespace_, "ns1");
+  EXPECT_EQ(slim->metadata.uid, "u1");
+  EXPECT_EQ(slim->metadata.resource_version, "7");
+  EXPECT_EQ(slim->metadata.labels.at("app"), "web");
+  EXPECT_TRUE(slim->metadata.annotations.empty());
+  EXPECT_EQ(slim->spec.node_name, "n1");
+  EXPECT_EQ(slim->spec.hostname, "h");
+  EXPECT_EQ(slim->spec.subdomain, "s");
+  ASSERT_EQ(slim->spec.containers.size(), 1u);
+  EXPECT_EQ(slim->spec.containers[0].name, "app");
+  EXPECT_EQ(slim->spec.containers[0].image, "");
+  ASSERT_EQ(slim->spec.containers[0].ports.size(), 1u);
+  EXPECT_EQ(slim->spec.containers[0].ports[0].container_port, 8080);
+  EXPECT_EQ(slim->status.phase, "Running");
+  ASSERT_EQ(slim->status.pod_ips.size(), 1u);
+  EXPECT_EQ(slim->status.pod_ips[0].ip, "10.0.0.1");
+  ASSERT_EQ(slim->status.conditions.size(), 1u);
+  EXPECT_EQ(slim->status.conditions[0].type, "Ready");
 }
 
 }  // namespace

@@ -1,0 +1,291 @@
+// Informer initial sync of N realistic Pods (pod.json, ~3 KB stored) from a real API server
+// started in this process: over HTTPS with the REST Clientset, and in-process with the loopback
+// Clientset; then the memory one cached Pod costs over HTTPS, with and without the transform
+// controllers use (client/informers/transforms.h). Prints a table; not a Google Benchmark binary
+// because every phase depends on the Pods the first one created.
+//
+//   build/bench/informer_bench --pods 100000 --runs 3
+
+#include <malloc.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include <fmt/format.h>
+#include <CLI/CLI.hpp>
+
+#include "api/codec/json.h"
+#include "apiserver/server/api_server.h"
+#include "client/informers/shared_informer.h"
+#include "client/informers/store.h"
+#include "client/informers/transforms.h"
+#include "client/transport/https_transport.h"
+#include "client/transport/kubeconfig.h"
+#include "client/typed/rest_clientset.h"
+
+namespace svcplane {
+namespace {
+
+using api::core::v1::Pod;
+using client::ObjectPtr;
+using client::informers::SharedIndexInformer;
+using Clock = std::chrono::steady_clock;
+
+double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
+
+size_t HeapInUse() {
+  struct mallinfo2 mi = mallinfo2();
+  return mi.uordblks + mi.hblkhd;
+}
+
+size_t RssBytes() {
+  std::ifstream in("/proc/self/statm");
+  size_t pages = 0, rss = 0;
+  in >> pages >> rss;
+  return rss * static_cast<size_t>(sysconf(_SC_PAGESIZE));
+}
+
+Pod LoadTemplate(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  auto pod = api::codec::DecodeJson<Pod>(ss.str());
+  if (!pod.ok()) {
+    fmt::print(stderr, "{}: {}\n", path, pod.status().ToString());
+    std::exit(1);
+  }
+  auto& m = pod->metadata;
+  m.uid.clear();
+  m.resource_version.clear();
+  m.generate_name.clear();
+  m.owner_references.clear();  // the garbage collector would delete Pods of a missing owner
+  m.managed_fields.clear();
+  m.namespace_ = "default";
+  return *pod;
+}
+
+struct SyncResult {
+  double seconds = 0;
+  size_t objects = 0;
+};
+
+// Starts an informer, waits for its initial sync, and reports the time; the informer is left
+// running in `*keep` when given (for memory measurements).
+SyncResult Sync(client::ResourceClient<Pod>& pods, bool slim, int64_t page_size,
+                std::unique_ptr<SharedIndexInformer<Pod>>* keep = nullptr) {
+  client::informers::ReflectorOptions ro;
+  ro.page_size = page_size;
+  auto informer =
+      std::make_unique<SharedIndexInformer<Pod>>(pods, client::informers::InformerOptions{}, ro);
+  if (slim) (void)informer->SetTransform(client::informers::SlimPodForServiceControllers);
+  const auto start = Clock::now();
+  informer->Start();
+  if (!informer->WaitForCacheSync(Clock::now() + std::chrono::minutes(5))) {
+    fmt::print(stderr, "informer did not sync\n");
+    std::exit(1);
+  }
+  SyncResult r{Seconds(Clock::now() - start), informer->store().size()};
+  if (keep) {
+    *keep = std::move(informer);
+  } else {
+    informer->Shutdown();
+  }
+  return r;
+}
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+int Main(int argc, char** argv) {
+  CLI::App app("informer initial sync and cache memory");
+  int pods = 100000;
+  int runs = 3;
+  int threads = 4;
+  int64_t big_page = 5000;
+  std::string pod_json = SVCPLANE_TESTDATA "/pod.json";
+  app.add_option("--pods", pods, "Pods to create")->capture_default_str();
+  app.add_option("--runs", runs, "sync runs per transport (median reported)")
+      ->capture_default_str();
+  app.add_option("--threads", threads, "creating threads")->capture_default_str();
+  app.add_option("--big-page", big_page, "page size of the second HTTPS case")
+      ->capture_default_str();
+  app.add_option("--pod-json", pod_json, "Pod template")->capture_default_str();
+  CLI11_PARSE(app, argc, argv);
+  spdlog::set_level(spdlog::level::warn);
+
+  // Deterministic cache cost, before any server thread exists: N Pods as the informer caches
+  // them (uid, resourceVersion, status as a running Pod has), in a ThreadSafeStore with its
+  // namespace index, full and transformed.
+  const Pod tmpl = LoadTemplate(pod_json);
+  auto cache_cost = [&](bool slim) {
+    malloc_trim(0);
+    const size_t heap0 = HeapInUse();
+    {
+      client::informers::ThreadSafeStore<Pod> store;
+      for (int i = 0; i < pods; ++i) {
+        auto p = std::make_shared<Pod>(tmpl);
+        p->metadata.name = fmt::format("web-7d9c6b5f4-{:07d}", i);
+        p->metadata.uid = fmt::format("0b8b1d8e-6a1e-4b6e-8a0a-{:012d}", i);
+        p->metadata.resource_version = std::to_string(1000000 + i);
+        p->status.pod_ip = fmt::format("10.{}.{}.{}", 64 + i / 65536, (i / 256) % 256, i % 256);
+        if (!p->status.pod_ips.empty()) p->status.pod_ips[0].ip = p->status.pod_ip;
+        ObjectPtr<Pod> obj = std::move(p);
+        if (slim) obj = client::informers::SlimPodForServiceControllers(std::move(obj));
+        store.Upsert(std::move(obj));
+      }
+      malloc_trim(0);
+      return (static_cast<double>(HeapInUse()) - static_cast<double>(heap0)) / pods;
+    }
+  };
+  const double quiet_full = cache_cost(false);
+  const double quiet_slim = cache_cost(true);
+  fmt::print(
+      "cache cost per Pod, measured before the server starts: full {:.0f} B, transformed "
+      "{:.0f} B\n",
+      quiet_full, quiet_slim);
+
+  auto dir = std::filesystem::temp_directory_path() /
+             ("svcplane-informer-bench-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  apiserver::server::ApiServerOptions so;
+  so.data_dir = dir.string();
+  so.port = 0;
+  auto srv = apiserver::server::ApiServer::Start(so);
+  if (!srv.ok()) {
+    fmt::print(stderr, "start: {}\n", srv.status().ToString());
+    return 1;
+  }
+  client::Clientset& local = (*srv)->loopback();
+  auto config = client::transport::LoadKubeconfig((*srv)->kubeconfig_path());
+  if (!config.ok()) return 1;
+  config->qps = -1;  // measure the informer, not the client-side limiter
+  auto https = client::transport::HttpsTransport::Create(*config);
+  if (!https.ok()) return 1;
+  auto rest = client::typed::MakeRestClientset(
+      std::shared_ptr<client::transport::HttpTransport>(std::move(*https)));
+
+  // Create the Pods in-process (with their status, as a running cluster's Pods have).
+  const auto create_start = Clock::now();
+  std::atomic<int> next{0};
+  std::atomic<int> failed{0};
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t) {
+    pool.emplace_back([&] {
+      Pod p = tmpl;
+      for (int i = next++; i < pods; i = next++) {
+        p.metadata.name = fmt::format("web-7d9c6b5f4-{:07d}", i);
+        p.metadata.resource_version.clear();
+        auto created = local.Pods().Create(p);
+        if (!created.ok()) {
+          ++failed;
+          continue;
+        }
+        Pod s = **created;
+        s.status = tmpl.status;
+        s.status.pod_ip = fmt::format("10.{}.{}.{}", 64 + i / 65536, (i / 256) % 256, i % 256);
+        if (!s.status.pod_ips.empty()) s.status.pod_ips[0].ip = s.status.pod_ip;
+        if (!local.Pods().UpdateStatus(s).ok()) ++failed;
+      }
+    });
+  }
+  for (auto& th : pool) th.join();
+  const double create_s = Seconds(Clock::now() - create_start);
+  auto sample = local.Pods().Get("default", "web-7d9c6b5f4-0000000");
+  if (!sample.ok()) return 1;
+  const size_t pod_bytes = api::codec::EncodeJson(**sample).size();
+  fmt::print("created {} Pods ({} failed) in {:.1f} s; stored JSON {} bytes each\n", pods,
+             failed.load(), create_s, pod_bytes);
+
+  // Pages of 500 are client-go's default. In-process there is nothing to serialise, so one
+  // unpaged list is the natural choice; over HTTPS bigger pages mean fewer round trips.
+  struct Case {
+    std::string name;
+    client::ResourceClient<Pod>* pods;
+    bool slim;
+    int64_t page;
+    std::vector<double> seconds;
+  };
+  std::vector<Case> cases = {
+      {"in-process, pages of 500", &local.Pods(), false, 500, {}},
+      {"in-process, unpaged", &local.Pods(), false, 0, {}},
+      {"HTTPS, pages of 500", &rest->Pods(), false, 500, {}},
+      {fmt::format("HTTPS, pages of {}", big_page), &rest->Pods(), false, big_page, {}},
+      {"HTTPS + transform, pages of 500", &rest->Pods(), true, 500, {}},
+  };
+  size_t synced = 0;
+  for (int r = 0; r < runs; ++r) {
+    for (auto& c : cases) {
+      auto got = Sync(*c.pods, c.slim, c.page);
+      c.seconds.push_back(got.seconds);
+      synced = got.objects;
+      fmt::print("run {}: {}: {:.3f} s ({} objects)\n", r + 1, c.name, got.seconds, got.objects);
+    }
+  }
+
+  // Memory per cached Pod over HTTPS: heap in use (all arenas) with the informer holding its
+  // cache, minus before it started, after a warm-up so the server's own caches are already full.
+  auto measure = [&](bool slim) {
+    malloc_trim(0);
+    const size_t heap0 = HeapInUse();
+    const size_t rss0 = RssBytes();
+    std::unique_ptr<SharedIndexInformer<Pod>> held;
+    Sync(rest->Pods(), slim, 500, &held);
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    malloc_trim(0);
+    const double heap = static_cast<double>(HeapInUse()) - static_cast<double>(heap0);
+    const double rss = static_cast<double>(RssBytes()) - static_cast<double>(rss0);
+    const size_t n = held->store().size();
+    held->Shutdown();
+    held.reset();
+    return std::pair<double, double>(heap / n, rss / n);
+  };
+  // The transformed object alone, without the cache around it.
+  {
+    malloc_trim(0);
+    const size_t heap0 = HeapInUse();
+    std::vector<ObjectPtr<Pod>> slims;
+    slims.reserve(10000);
+    for (int i = 0; i < 10000; ++i) {
+      slims.push_back(client::informers::SlimPodForServiceControllers(*sample));
+    }
+    fmt::print("sizeof(Pod) {} B; a transformed Pod alone {:.0f} B\n", sizeof(Pod),
+               (static_cast<double>(HeapInUse()) - static_cast<double>(heap0)) / 10000 -
+                   sizeof(ObjectPtr<Pod>));
+  }
+  auto [full_heap, full_rss] = measure(false);
+  auto [slim_heap, slim_rss] = measure(true);
+
+  fmt::print("\n| informer, {} Pods ({} B JSON each), median of {} | result | target |\n", synced,
+             pod_bytes, runs);
+  fmt::print("|------------------------------------------|---------------|----------|\n");
+  for (const auto& c : cases) {
+    fmt::print("| sync: {:<34} | {:8.3f} s    | {:8} |\n", c.name, Median(c.seconds),
+               c.pods == &local.Pods() ? "<= 0.3 s" : (c.slim ? "" : "<= 2 s"));
+  }
+  fmt::print("| cache per Pod (store+index), full, quiet  | {:8.0f} B    |          |\n",
+             quiet_full);
+  fmt::print("| cache per Pod, transform, quiet          | {:8.0f} B    | <= 2 KiB |\n",
+             quiet_slim);
+  fmt::print("| heap per cached Pod, HTTPS, full object  | {:8.0f} B    |          |\n", full_heap);
+  fmt::print("| heap per cached Pod, HTTPS, transform    | {:8.0f} B    | <= 2 KiB |\n", slim_heap);
+  fmt::print("| RSS per cached Pod, HTTPS, full / slim   | {:5.0f} / {:5.0f} B |          |\n",
+             full_rss, slim_rss);
+  (*srv)->Shutdown();
+  srv->reset();
+  std::filesystem::remove_all(dir);
+  return 0;
+}
+
+}  // namespace
+}  // namespace svcplane
+
+int main(int argc, char** argv) { return svcplane::Main(argc, argv); }
