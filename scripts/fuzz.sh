@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-60}
-CC=clang CXX=clang++ SVCPLANE_TARGETS="json_decode_fuzz selector_fuzz" scripts/build.sh \
+CC=clang CXX=clang++ SVCPLANE_TARGETS="json_decode_fuzz protobuf_decode_fuzz selector_fuzz" scripts/build.sh \
   build-fuzz Debug -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DSVCPLANE_FUZZ=ON \
   -DSVCPLANE_BUILD_TESTS=OFF -DSVCPLANE_BUILD_BENCHMARKS=OFF
 mkdir -p build-fuzz/crashes

@@ -1,11 +1,13 @@
 // svcplane: the service-discovery control plane. main() wires subcommands and nothing else.
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <csignal>
 #include <iostream>
 
 #include "apiserver/server/api_server.h"
 #include "base/logging.h"
+#include "cmd/controllers.h"
 
 namespace {
 
@@ -69,22 +71,33 @@ int main(int argc, char** argv) {
 
   svcplane::apiserver::server::ApiServerOptions serve_opts;
   std::string listen = "127.0.0.1:6443";
-  std::string cluster_ip_range = "10.96.0.0/12";
-  std::string node_port_range = "30000-32767";
   auto* serve = app.add_subcommand("serve", "Run the API server on the embedded store");
   serve->add_option("--data-dir", serve_opts.data_dir, "data folder")->capture_default_str();
   serve->add_option("--listen", listen, "HOST:PORT to serve HTTPS on")->capture_default_str();
   serve->add_option("--store", serve_opts.store, "storage backend: embedded")
       ->capture_default_str();
   serve
-      ->add_option("--service-cluster-ip-range", cluster_ip_range,
-                   "ClusterIP range (allocation arrives with the bootstrap issue)")
+      ->add_option("--service-cluster-ip-range", serve_opts.service_cluster_ip_range,
+                   "ClusterIP range: a CIDR, or IPv4,IPv6 CIDRs for dual stack")
       ->capture_default_str();
-  serve->add_option("--service-node-port-range", node_port_range, "NodePort range")
+  serve
+      ->add_option("--service-node-port-range", serve_opts.service_node_port_range,
+                   "NodePort range (inclusive)")
       ->capture_default_str();
   serve->add_option("--log-level", log_level, "trace, debug, info, warn, error");
   // Hidden (empty group): integration tests shrink watch history to force 410 Gone.
   serve->add_option("--watch-history-events", serve_opts.watch_history_events)->group("");
+  serve->add_option("--advertise-address", serve_opts.advertise_address,
+                    "address listed in the kubernetes Service's endpoints (default: --listen's "
+                    "host unless loopback, else the default-route interface's address)");
+  // Hidden test hooks for the allocation repair loops.
+  int64_t repair_interval_seconds = serve_opts.repair_interval.count();
+  serve->add_option("--repair-interval-seconds", repair_interval_seconds)->group("");
+  serve->add_flag("--debug-reset-allocations", serve_opts.debug_reset_allocations)->group("");
+
+  svcplane::cmd::ControllersFlags controllers_flags;
+  auto* controllers = svcplane::cmd::AddControllersCommand(app, controllers_flags);
+  controllers->add_option("--log-level", log_level, "trace, debug, info, warn, error");
 
   CLI11_PARSE(app, argc, argv);
   if (auto st = svcplane::SetLogLevel(log_level); !st.ok()) {
@@ -104,7 +117,10 @@ int main(int argc, char** argv) {
       std::cerr << "svcplane: --listen must be HOST:PORT, got \"" << listen << "\"\n";
       return 2;
     }
+    serve_opts.repair_interval =
+        std::chrono::seconds(std::max<int64_t>(1, repair_interval_seconds));
     return Serve(serve_opts);
   }
+  if (*controllers) return svcplane::cmd::RunControllers(controllers_flags);
   return 0;
 }

@@ -32,6 +32,9 @@ class Registry {
 
   explicit Registry(RegistryContext ctx) : ctx_(std::move(ctx)) {}
 
+  // Set before the registry serves requests; not synchronised with them.
+  void SetHooks(WriteHooks<T> hooks) { hooks_ = std::move(hooks); }
+
   const api::ResourceInfo& info() const { return InfoOf<T>(); }
   bool namespaced() const { return info().namespaced; }
   std::string Key(std::string_view ns, std::string_view name) const {
@@ -111,6 +114,12 @@ class Registry {
     api::validation::PrepareObjectMetaForCreate(obj.metadata);
     api::validation::PrepareForCreate(obj);
     obj.metadata.managed_fields.clear();
+    FinishGuard finish;
+    if (hooks_.begin_write) {
+      auto fn = hooks_.begin_write(obj, nullptr, wo.dry_run);
+      if (!fn.ok()) return fn.status();
+      finish.fn = std::move(*fn);
+    }
     for (int attempt = 0;; ++attempt) {
       if (generated) {
         obj.metadata.name =
@@ -127,7 +136,10 @@ class Registry {
       if (wo.dry_run) return Unstored(std::move(obj));
       std::string key = Key(ns, obj.metadata.name);
       auto kv = ctx_.store->Create(key, Encode(obj));
-      if (kv.ok()) return memo_.Materialize(*kv);
+      if (kv.ok()) {
+        finish.stored = true;
+        return memo_.Materialize(*kv);
+      }
       if (kv.status().code() == Code::kAlreadyExists && generated && attempt < 3) continue;
       return MapStoreError<T>(kv.status(), obj.metadata.name);
     }
@@ -310,12 +322,18 @@ class Registry {
     n.metadata.managed_fields.clear();
     n.metadata.resource_version = old.metadata.resource_version;
     api::validation::Default(n);
-    api::validation::FieldErrorList errs = PrepareAndValidate(n, old, sub);
+    FinishGuard finish;
+    finish.dry_run = wo.dry_run;
+    api::validation::FieldErrorList errs = PrepareAndValidate(n, old, sub, finish);
+    if (!finish.error.ok()) return finish.error;
     if (!errs.empty())
       return api::validation::ToInvalidStatus(QualifiedKind<T>(), n.metadata.name, errs);
     FillTypeMeta(n);
     auto bytes = Encode(n);
-    if (*bytes == *cur.value) return *current;  // a no-op write: same RV, no event
+    if (*bytes == *cur.value) {
+      finish.stored = true;
+      return *current;  // a no-op write: same RV, no event
+    }
     bool releasable = n.metadata.deletion_timestamp && n.metadata.finalizers.empty() &&
                       n.metadata.deletion_grace_period_seconds.value_or(0) == 0;
     if constexpr (std::is_same_v<T, api::core::v1::Namespace>) {
@@ -326,7 +344,9 @@ class Registry {
       if (wo.dry_run) return Unstored(std::move(n));
       auto del = ctx_.store->Delete(cur.key, cur.mod_revision);
       if (!del.ok()) return RetryOrMap(del.status(), pinned, n.metadata.name);
+      finish.stored = true;
       memo_.Forget(cur.key);
+      if (hooks_.after_delete) hooks_.after_delete(n);
       storage::KeyValue last = *del;
       last.value = bytes;
       return memo_.Materialize(last);
@@ -334,11 +354,27 @@ class Registry {
     if (wo.dry_run) return Unstored(std::move(n));
     auto kv = ctx_.store->Update(cur.key, bytes, cur.mod_revision);
     if (!kv.ok()) return RetryOrMap(kv.status(), pinned, n.metadata.name);
+    finish.stored = true;
     return memo_.Materialize(*kv);
   }
 
-  api::validation::FieldErrorList PrepareAndValidate(T& n, const T& old, Subresource sub) {
+  // Calls the write hook's callback once, with whether the write reached storage.
+  struct FinishGuard {
+    std::function<void(bool)> fn;
+    bool stored = false;
+    bool dry_run = false;
+    Status error;  // the hook's own failure
+    ~FinishGuard() {
+      if (fn) fn(stored);
+    }
+  };
+
+  api::validation::FieldErrorList PrepareAndValidate(T& n, const T& old, Subresource sub,
+                                                     FinishGuard& finish) {
     namespace v = api::validation;
+    // As rest.BeforeUpdate: a PUT without uid or creationTimestamp (a freshly built object, as
+    // controllers send) takes them from the stored object before the immutability checks.
+    v::PrepareObjectMetaForUpdate(n.metadata, old.metadata);
     v::FieldErrorList errs = v::ValidateCommonUpdate(n.metadata, old.metadata, namespaced());
     v::FieldErrorList kind_errs;
     if constexpr (std::is_same_v<T, api::core::v1::Namespace>) {
@@ -350,6 +386,7 @@ class Registry {
         kind_errs = v::ValidateStatusUpdate(n, old);
       } else {
         v::PrepareForUpdate(n, old);
+        if (!BeginUpdate(n, old, finish)) return {};
         kind_errs = v::ValidateUpdate(n, old);
       }
     } else if constexpr (Traits::kHasStatus) {
@@ -358,14 +395,28 @@ class Registry {
         kind_errs = v::ValidateStatusUpdate(n, old);
       } else {
         v::PrepareForUpdate(n, old);
+        if (!BeginUpdate(n, old, finish)) return {};
         kind_errs = v::ValidateUpdate(n, old);
       }
     } else {
       v::PrepareForUpdate(n, old);
+      if (!BeginUpdate(n, old, finish)) return {};
       kind_errs = v::ValidateUpdate(n, old);
     }
     errs.insert(errs.end(), kind_errs.begin(), kind_errs.end());
     return errs;
+  }
+
+  // The write hook on a main-resource update; false (with finish.error set) if it failed.
+  bool BeginUpdate(T& n, const T& old, FinishGuard& finish) {
+    if (!hooks_.begin_write) return true;
+    auto fn = hooks_.begin_write(n, &old, finish.dry_run);
+    if (!fn.ok()) {
+      finish.error = fn.status();
+      return false;
+    }
+    finish.fn = std::move(*fn);
+    return true;
   }
 
   Status RetryOrMap(const Status& st, bool pinned, std::string_view name) {
@@ -454,6 +505,7 @@ class Registry {
       return MapStoreError<T>(del.status(), old.metadata.name);
     }
     memo_.Forget(cur.key);
+    if (hooks_.after_delete) hooks_.after_delete(old);
     auto last = memo_.Materialize(*del);
     if (!last.ok()) return last.status();
     return DeleteResult<T>{std::move(*last), true};
@@ -473,6 +525,7 @@ class Registry {
   }
 
   RegistryContext ctx_;
+  WriteHooks<T> hooks_;
   ObjectMemo<T> memo_;
 };
 

@@ -145,6 +145,28 @@ TEST_F(RegistryTest, UpdateConflictsOnStaleResourceVersionAndSkipsNoOps) {
       << immutable.status().message();
 }
 
+// As rest.BeforeUpdate: an unconditional PUT of a freshly built object (no uid, no
+// creationTimestamp, no resourceVersion: what controllers send) keeps the stored ones.
+TEST_F(RegistryTest, UnconditionalUpdateWithoutUidKeepsStoredIdentity) {
+  Registry<Service> services(Ctx());
+  auto created = services.Create("default", MakeService("fresh"), {});
+  ASSERT_TRUE(created.ok());
+  Service fresh = MakeService("fresh", 81);
+  fresh.spec.cluster_ip = created->obj->spec.cluster_ip;
+  fresh.spec.cluster_ips = created->obj->spec.cluster_ips;
+  ASSERT_TRUE(fresh.metadata.uid.empty());
+  auto updated = services.Update("default", "fresh", Subresource::kNone, fresh, {});
+  ASSERT_TRUE(updated.ok()) << updated.status().ToString();
+  EXPECT_EQ(updated->obj->metadata.uid, created->obj->metadata.uid);
+  EXPECT_EQ(updated->obj->metadata.creation_timestamp, created->obj->metadata.creation_timestamp);
+  EXPECT_EQ(updated->obj->spec.ports.at(0).port, 81);
+  // A different uid is still refused: it names another object.
+  Service other = *updated->obj;
+  other.metadata.uid = "6b2a5f0e-0000-4000-8000-000000000000";
+  auto refused = services.Update("default", "fresh", Subresource::kNone, other, {});
+  EXPECT_EQ(refused.status().code(), Code::kInvalid) << refused.status().ToString();
+}
+
 TEST_F(RegistryTest, StatusSubresourceKeepsSpecAndMainKeepsStatus) {
   Registry<Pod> pods(Ctx());
   auto created = pods.Create("default", MakePod("p"), {});
@@ -359,6 +381,43 @@ TEST_F(RegistryTest, WatchNotifiesAgainAfterAPollThatFilteredEverything) {
   ASSERT_TRUE(got.ok());
   ASSERT_EQ(got->size(), 1u);
   EXPECT_EQ((*got)[0].object.obj->metadata.name, "mine");
+}
+
+// The write hooks: begin_write may edit the object before validation, and its callback hears
+// exactly once whether the object was stored; after_delete sees the deleted object.
+TEST_F(RegistryTest, WriteHooksSeeEveryOutcome) {
+  Registry<Service> services(Ctx());
+  std::vector<std::string> log;
+  WriteHooks<Service> hooks;
+  hooks.begin_write = [&](Service& s, const Service* old,
+                          bool dry_run) -> Result<std::function<void(bool)>> {
+    if (s.metadata.labels.count("refuse")) return ConflictError("refused by hook");
+    s.metadata.annotations["hooked"] = old ? "update" : "create";
+    std::string name = s.metadata.name + (dry_run ? "/dry" : "");
+    return std::function<void(bool)>(
+        [&log, name](bool stored) { log.push_back(name + (stored ? ":stored" : ":dropped")); });
+  };
+  hooks.after_delete = [&](const Service& s) { log.push_back(s.metadata.name + ":deleted"); };
+  services.SetHooks(hooks);
+
+  auto created = services.Create("default", MakeService("a"), {});
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  EXPECT_EQ(created->obj->metadata.annotations.at("hooked"), "create");
+  Service bad = MakeService("b");
+  bad.spec.ports[0].port = 0;  // invalid: the hook ran, nothing was stored
+  EXPECT_FALSE(services.Create("default", bad, {}).ok());
+  EXPECT_TRUE(services.Create("default", MakeService("c"), {.dry_run = true}).ok());
+  Service refused = MakeService("d");
+  refused.metadata.labels["refuse"] = "1";
+  EXPECT_EQ(services.Create("default", refused, {}).status().message(), "refused by hook");
+  Service upd = *created->obj;
+  upd.spec.ports[0].port = 81;
+  auto updated = services.Update("default", "a", Subresource::kNone, upd, {});
+  ASSERT_TRUE(updated.ok()) << updated.status().ToString();
+  EXPECT_EQ(updated->obj->metadata.annotations.at("hooked"), "update");
+  ASSERT_TRUE(services.Delete("default", "a", {}).ok());
+  EXPECT_EQ(log, (std::vector<std::string>{"a:stored", "b:dropped", "c/dry:dropped", "a:stored",
+                                           "a:deleted"}));
 }
 
 }  // namespace

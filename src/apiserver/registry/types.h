@@ -72,6 +72,20 @@ struct WatchItem {
   Object<T> object;
 };
 
+// Optional per-kind hooks around writes, for state outside the object that must change with it
+// (upstream's BeginCreate/BeginUpdate/AfterDelete; the Service IP and port allocators).
+template <typename T>
+struct WriteHooks {
+  // Runs after PrepareForCreate/PrepareForUpdate and before validation, once per storage
+  // attempt; may edit `obj` (`old` is the stored object on update, nullptr on create). An error
+  // fails the request. The returned callback (may be empty) is called exactly once with whether
+  // the object was stored.
+  std::function<Result<std::function<void(bool stored)>>(T& obj, const T* old, bool dry_run)>
+      begin_write;
+  // Runs after `last` was removed from storage (not for dry runs).
+  std::function<void(const T& last)> after_delete;
+};
+
 // What a registry needs from the rest of the server.
 struct RegistryContext {
   storage::Store* store = nullptr;

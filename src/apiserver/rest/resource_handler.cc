@@ -23,7 +23,38 @@ Result<std::string> RequestBodyJson(const http::Request& req) {
   }
   return Status(Code::kUnsupportedMediaType,
                 "the body of the request was in an unknown format - accepted media types "
-                "include: application/json, application/yaml");
+                "include: application/json, application/yaml, "
+                "application/vnd.kubernetes.protobuf");
+}
+
+bool AcceptsProtobuf(std::string_view accept) {
+  for (const auto& mr : table::ParseAccept(accept)) {
+    const bool conversion =
+        !mr.Param("as").empty() || !mr.Param("g").empty() || !mr.Param("v").empty();
+    if (mr.type == "application" && mr.subtype == "vnd.kubernetes.protobuf") {
+      if (!conversion) return true;
+      continue;  // a protobuf Table or PartialObjectMetadata: not served, try the next clause
+    }
+    std::string clause = mr.type + "/" + mr.subtype;
+    for (const auto& [k, v] : mr.params) clause += ";" + k + "=" + v;
+    if (table::NegotiateResponse(clause) != table::ResponseFormat::kNotAcceptable) return false;
+  }
+  return false;
+}
+
+bool IsProtobufBody(const http::Request& req) {
+  std::string_view ct = req.Header("Content-Type").value_or("");
+  ct = ct.substr(0, ct.find(';'));
+  while (!ct.empty() && ct.back() == ' ') ct.remove_suffix(1);
+  return ct == api::codec::kProtobufContentType;
+}
+
+http::Response ProtobufResponse(int status, std::string body) {
+  http::Response r;
+  r.status = status;
+  r.body = std::move(body);
+  r.content_type = std::string(api::codec::kProtobufContentType);
+  return r;
 }
 
 std::string WatchLine(std::string_view type, std::string_view object_json) {

@@ -9,7 +9,9 @@
 #include <string>
 #include <string_view>
 
+#include "api/codec/encoding_cache.h"
 #include "api/codec/json.h"
+#include "api/codec/protobuf.h"
 #include "api/codec/yaml.h"
 #include "apiserver/http/handler.h"
 #include "apiserver/registry/registry.h"
@@ -35,8 +37,36 @@ Result<std::string> RequestBodyJson(const http::Request& req);
 // A watch event line: {"type":"ADDED","object":...}\n
 std::string WatchLine(std::string_view type, std::string_view object_json);
 
+// True when the first clause of an Accept header that we can serve asks for protobuf
+// (application/vnd.kubernetes.protobuf without a conversion such as as=Table): kubectl 1.33 and
+// client-go send "application/vnd.kubernetes.protobuf, application/json". A JSON or Table clause
+// before it wins, as in kube-apiserver.
+bool AcceptsProtobuf(std::string_view accept);
+// The request body is application/vnd.kubernetes.protobuf.
+bool IsProtobufBody(const http::Request& req);
+http::Response ProtobufResponse(int status, std::string body);
+
 template <typename T>
 class WatchPumpFor;
+
+// The protobuf message of a stored object, encoded once and shared by every response and watch
+// that sends it (stored objects are immutable).
+template <typename T>
+std::shared_ptr<const std::string> CachedProtobufMessage(const std::shared_ptr<const T>& obj) {
+  return api::codec::EncodingCache::Shared().Get(obj, [](const T& o) {
+    std::string message;
+    api::codec::EncodeProtobufMessage(o, &message);
+    return message;
+  });
+}
+
+template <typename T>
+std::string EnvelopedProtobuf(const std::shared_ptr<const T>& obj) {
+  const auto& ri = registry::InfoOf<T>();
+  std::string out;
+  api::codec::EncodeProtobufEnvelope(ri.GroupVersion(), ri.kind, *CachedProtobufMessage(obj), &out);
+  return out;
+}
 
 template <typename T>
 class ResourceHandler final : public Endpoint {
@@ -66,7 +96,7 @@ class ResourceHandler final : public Endpoint {
                reg_->info().resource != "namespaces") {
       r = DeleteCollection(req, info);
     }
-    if (!r.ok()) return ErrorResponse(r.status(), Target(info.name));
+    if (!r.ok()) return ErrorResponse(r.status(), Target(info.name), WantsProtobuf(req));
     return std::move(*r);
   }
 
@@ -98,14 +128,62 @@ class ResourceHandler final : public Endpoint {
     return o;
   }
 
+  // kJson also stands for the object itself in protobuf: see WantsProtobuf.
   static Result<table::ResponseFormat> Negotiate(const http::Request& req) {
+    if (WantsProtobuf(req)) return table::ResponseFormat::kJson;
     auto f = table::NegotiateResponse(req.Header("Accept").value_or(""));
     if (f == table::ResponseFormat::kNotAcceptable) {
       return Status(Code::kUnsupportedMediaType,
                     "only the following media types are accepted: application/json, "
+                    "application/vnd.kubernetes.protobuf, "
                     "application/json;as=Table;v=v1;g=meta.k8s.io");
     }
     return f;
+  }
+
+  static bool WantsProtobuf(const http::Request& req) {
+    return AcceptsProtobuf(req.Header("Accept").value_or(""));
+  }
+
+  // One stored object as the response, in the negotiated encoding.
+  http::Reply ObjectReply(const http::Request& req, int code, const registry::Object<T>& obj) {
+    if (WantsProtobuf(req)) return http::Reply(ProtobufResponse(code, EnvelopedProtobuf(obj.obj)));
+    return http::Reply(JsonResponse(code, *obj.json));
+  }
+
+  http::Reply ListReply(const http::Request& req, const api::meta::ListMeta& meta,
+                        const std::vector<registry::Object<T>>& items) {
+    const auto& ri = reg_->info();
+    if (WantsProtobuf(req)) {
+      std::vector<std::shared_ptr<const std::string>> messages;
+      std::vector<std::string_view> views;
+      messages.reserve(items.size());
+      views.reserve(items.size());
+      for (const auto& o : items) {
+        messages.push_back(CachedProtobufMessage(o.obj));
+        views.push_back(*messages.back());
+      }
+      std::string body;
+      api::codec::EncodeProtobufListOfMessages(meta, views, ri.GroupVersion(), ri.list_kind, &body);
+      return http::Reply(ProtobufResponse(200, std::move(body)));
+    }
+    std::string body;
+    size_t total = 0;
+    for (const auto& o : items) total += o.json->size() + 1;
+    body.reserve(total + 256);
+    body += "{\"kind\":\"";
+    body += ri.list_kind;
+    body += "\",\"apiVersion\":\"";
+    body += ri.GroupVersion();
+    body += "\",\"metadata\":";
+    api::codec::EncodeJson(meta, &body);
+    body += ",\"items\":[";
+    for (size_t i = 0; i < items.size(); ++i) {
+      if (i) body.push_back(',');
+      body += *items[i].json;
+    }
+    body += "]}";
+    return http::Reply(JsonResponse(200, std::move(body)));
   }
 
   Result<http::Reply> Get(const http::Request& req, const RequestInfo& info) {
@@ -119,7 +197,7 @@ class ResourceHandler final : public Endpoint {
   Result<http::Reply> EncodeOne(const http::Request& req, table::ResponseFormat format,
                                 const registry::Object<T>& obj) {
     using F = table::ResponseFormat;
-    if (format == F::kJson) return http::Reply(JsonResponse(200, *obj.json));
+    if (format == F::kJson) return ObjectReply(req, 200, obj);
     if (format == F::kPartialObjectMetadata) {
       return http::Reply(JsonResponse(200, table::EncodePartialObjectMetadata(*obj.json),
                                       table::ResponseContentType(format, false)));
@@ -161,33 +239,21 @@ class ResourceHandler final : public Endpoint {
       return http::Reply(JsonResponse(200, table::EncodePartialObjectMetadataList(jsons, meta),
                                       table::ResponseContentType(*format, true)));
     }
-    std::string body;
-    size_t total = 0;
-    for (const auto& o : list->items) total += o.json->size() + 1;
-    body.reserve(total + 256);
-    body += "{\"kind\":\"";
-    body += reg_->info().list_kind;
-    body += "\",\"apiVersion\":\"";
-    body += reg_->info().GroupVersion();
-    body += "\",\"metadata\":";
-    api::codec::EncodeJson(meta, &body);
-    body += ",\"items\":[";
-    for (size_t i = 0; i < list->items.size(); ++i) {
-      if (i) body.push_back(',');
-      body += *list->items[i].json;
-    }
-    body += "]}";
-    return http::Reply(JsonResponse(200, std::move(body)));
+    return ListReply(req, meta, list->items);
   }
 
   Result<http::Reply> Watch(const http::Request& req, const RequestInfo& info,
                             table::ResponseFormat format, ListParams params);
 
   Result<T> DecodeBody(const http::Request& req, const RequestInfo& info) {
-    auto json = RequestBodyJson(req);
-    if (!json.ok()) return json.status();
     const auto& ri = reg_->info();
-    auto obj = api::codec::DecodeJson<T>(*json);
+    auto obj = [&]() -> Result<T> {
+      if (IsProtobufBody(req)) return api::codec::DecodeProtobuf<T>(req.body);
+      auto json = RequestBodyJson(req);
+      if (!json.ok()) return json.status();
+      return api::codec::DecodeJson<T>(*json);
+    }();
+    if (!obj.ok() && obj.status().code() == Code::kUnsupportedMediaType) return obj.status();
     if (!obj.ok()) {
       return BadRequestError(std::string(ri.kind) + " in version \"" + std::string(ri.version) +
                              "\" cannot be handled as a " + std::string(ri.kind) + ": " +
@@ -222,8 +288,10 @@ class ResourceHandler final : public Endpoint {
     if (!obj.ok()) return obj.status();
     std::string name = obj->metadata.name;
     auto created = reg_->Create(info.ns, std::move(*obj), {.dry_run = *dry});
-    if (!created.ok()) return http::Reply(ErrorResponse(created.status(), Target(name)));
-    return http::Reply(JsonResponse(201, *created->json));
+    if (!created.ok()) {
+      return http::Reply(ErrorResponse(created.status(), Target(name), WantsProtobuf(req)));
+    }
+    return ObjectReply(req, 201, *created);
   }
 
   Result<http::Reply> Update(const http::Request& req, const RequestInfo& info) {
@@ -235,7 +303,7 @@ class ResourceHandler final : public Endpoint {
     auto updated =
         reg_->Update(info.ns, info.name, Sub(info), std::move(*obj), {.dry_run = *dry}, &created);
     if (!updated.ok()) return updated.status();
-    return http::Reply(JsonResponse(created ? 201 : 200, *updated->json));
+    return ObjectReply(req, created ? 201 : 200, *updated);
   }
 
   Result<http::Reply> Patch(const http::Request& req, const RequestInfo& info) {
@@ -245,7 +313,7 @@ class ResourceHandler final : public Endpoint {
         reg_->Patch(info.ns, info.name, Sub(info), req.Header("Content-Type").value_or(""),
                     req.body, {.dry_run = *dry});
     if (!patched.ok()) return patched.status();
-    return http::Reply(JsonResponse(200, *patched->json));
+    return ObjectReply(req, 200, *patched);
   }
 
   Result<http::Reply> Delete(const http::Request& req, const RequestInfo& info) {
@@ -254,7 +322,13 @@ class ResourceHandler final : public Endpoint {
     auto del = reg_->Delete(info.ns, info.name, *opts);
     if (!del.ok()) return del.status();
     if (!del->deleted || std::is_same_v<T, api::core::v1::Pod>) {
-      return http::Reply(JsonResponse(200, *del->object.json));
+      return ObjectReply(req, 200, del->object);
+    }
+    if (WantsProtobuf(req)) {
+      return http::Reply(ProtobufResponse(
+          200,
+          api::codec::EncodeProtobuf(
+              SuccessStatus(Target(info.name), del->object.obj->metadata.uid), "v1", "Status")));
     }
     return http::Reply(
         JsonResponse(200, SuccessStatusJson(Target(info.name), del->object.obj->metadata.uid)));
@@ -267,22 +341,16 @@ class ResourceHandler final : public Endpoint {
     if (!opts.ok()) return opts.status();
     auto list = reg_->List(info.ns, params->query);
     if (!list.ok()) return list.status();
-    std::string body = "{\"kind\":\"" + std::string(reg_->info().list_kind) +
-                       "\",\"apiVersion\":\"" + reg_->info().GroupVersion() +
-                       "\",\"metadata\":{},\"items\":[";
-    bool first = true;
+    std::vector<registry::Object<T>> deleted;
     for (const auto& o : list->items) {
       auto del = reg_->Delete(o.obj->metadata.namespace_, o.obj->metadata.name, *opts);
       if (!del.ok()) {
         if (del.status().code() == Code::kNotFound) continue;
         return del.status();
       }
-      if (!first) body.push_back(',');
-      first = false;
-      body += *del->object.json;
+      deleted.push_back(std::move(del->object));
     }
-    body += "]}";
-    return http::Reply(JsonResponse(200, std::move(body)));
+    return ListReply(req, api::meta::ListMeta{}, deleted);
   }
 
   registry::Registry<T>* reg_;
@@ -298,6 +366,7 @@ class WatchPumpFor final : public WatchPump {
     table::TableOptions table;
     bool bookmarks = false;
     bool send_initial_events = false;
+    bool protobuf = false;  // length-prefixed WatchEvent frames instead of JSON lines
     std::chrono::steady_clock::time_point deadline;
   };
 
@@ -387,6 +456,8 @@ class WatchPumpFor final : public WatchPump {
       first_table_ = false;
     } else if (options_.format == F::kPartialObjectMetadata) {
       out->append(WatchLine(type, table::EncodePartialObjectMetadata(*item.object.json)));
+    } else if (options_.protobuf) {
+      api::codec::AppendProtobufWatchFrame(type, EnvelopedProtobuf(item.object.obj), out);
     } else {
       out->append(WatchLine(type, *item.object.json));
     }
@@ -396,6 +467,14 @@ class WatchPumpFor final : public WatchPump {
     if (initial_end) initial_end_sent_ = true;
     last_bookmark_ = watch_->last_revision();
     const auto& ri = registry::InfoOf<T>();
+    if (options_.protobuf) {
+      T obj{};
+      obj.metadata.resource_version = std::to_string(watch_->last_revision());
+      if (initial_end) obj.metadata.annotations["k8s.io/initial-events-end"] = "true";
+      api::codec::AppendProtobufWatchFrame(
+          "BOOKMARK", api::codec::EncodeProtobuf(obj, ri.GroupVersion(), ri.kind), out);
+      return;
+    }
     std::string obj = "{\"kind\":\"" + std::string(ri.kind) + "\",\"apiVersion\":\"" +
                       ri.GroupVersion() + "\",\"metadata\":{\"resourceVersion\":\"" +
                       std::to_string(watch_->last_revision()) + "\",\"creationTimestamp\":null";
@@ -405,9 +484,7 @@ class WatchPumpFor final : public WatchPump {
   }
 
   void Fail(const Status& st) {
-    if (st.code() == Code::kGone) {
-      writer_->Write(WatchLine("ERROR", FailureStatusJson(st, {})));
-    }
+    if (st.code() == Code::kGone) writer_->Write(ErrorEvent(st, options_.protobuf));
     // Dropped (too slow) or store closing: end the stream; the client re-watches from its RV.
     End(false);
   }
@@ -426,6 +503,17 @@ class WatchPumpFor final : public WatchPump {
 
   std::shared_ptr<http::StreamWriter> writer_;
   Options options_;
+
+ public:
+  // A watch ERROR event carrying the Status for `st`, in the stream's encoding.
+  static std::string ErrorEvent(const Status& st, bool protobuf) {
+    if (!protobuf) return WatchLine("ERROR", FailureStatusJson(st, {}));
+    std::string out;
+    api::codec::AppendProtobufWatchFrame("ERROR", FailureStatusProtobuf(st, {}), &out);
+    return out;
+  }
+
+ private:
   std::unique_ptr<registry::TypedWatch<T>> watch_;
   size_t initial_left_ = 0;
   bool initial_end_sent_ = false;
@@ -444,6 +532,7 @@ Result<http::Reply> ResourceHandler<T>::Watch(const http::Request& req, const Re
   opts.table = TableOpts(req, format, &err);
   if (!err.ok()) return err;
   opts.bookmarks = params.allow_bookmarks;
+  opts.protobuf = format == table::ResponseFormat::kJson && WantsProtobuf(req);
   opts.send_initial_events = params.send_initial_events;
   int64_t timeout = params.timeout_seconds.value_or(0);
   if (timeout <= 0) {
@@ -456,11 +545,13 @@ Result<http::Reply> ResourceHandler<T>::Watch(const http::Request& req, const Re
     params.query.resource_version.clear();
   }
   http::StreamHead head;
-  head.content_type = "application/json";
+  head.content_type = opts.protobuf ? std::string(api::codec::kProtobufWatchContentType)
+                                    : std::string("application/json");
   if (format == table::ResponseFormat::kTableV1 || format == table::ResponseFormat::kTableV1beta1 ||
       format == table::ResponseFormat::kPartialObjectMetadata) {
     head.content_type = std::string(table::ResponseContentType(format, false));
   }
+  const bool protobuf = opts.protobuf;
   auto writer = http::StreamWriter::Create(std::move(head));
   auto pump = std::make_shared<WatchPumpFor<T>>(writer, std::move(opts));
   std::weak_ptr<WatchPump> weak = pump;
@@ -473,7 +564,7 @@ Result<http::Reply> ResourceHandler<T>::Watch(const http::Request& req, const Re
   if (!watch.ok()) {
     if (watch.status().code() == Code::kGone) {
       // 410 travels inside the stream, as upstream's cacher sends it: 200 + one ERROR event.
-      writer->Write(WatchLine("ERROR", FailureStatusJson(watch.status(), {})));
+      writer->Write(WatchPumpFor<T>::ErrorEvent(watch.status(), protobuf));
       writer->Close();
       return http::Reply(writer);
     }

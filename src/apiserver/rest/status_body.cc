@@ -1,11 +1,12 @@
 #include "apiserver/rest/status_body.h"
 
 #include "api/codec/json.h"
+#include "api/codec/protobuf.h"
 #include "apiserver/http/status_response.h"
 
 namespace svcplane::apiserver::rest {
 
-std::string FailureStatusJson(const Status& st, const StatusTarget& target) {
+api::meta::StatusObject FailureStatus(const Status& st, const StatusTarget& target) {
   api::meta::StatusObject body;
   body.status = "Failure";
   body.message = st.message();
@@ -29,20 +30,41 @@ std::string FailureStatusJson(const Status& st, const StatusTarget& target) {
     if (st.code() != Code::kBadRequest || !details.causes.empty())
       body.details = std::move(details);
   }
-  return api::codec::EncodeJson(body);
+  return body;
 }
 
-http::Response ErrorResponse(const Status& st, const StatusTarget& target) {
+std::string FailureStatusJson(const Status& st, const StatusTarget& target) {
+  return api::codec::EncodeJson(FailureStatus(st, target));
+}
+
+std::string FailureStatusProtobuf(const Status& st, const StatusTarget& target) {
+  return api::codec::EncodeProtobuf(FailureStatus(st, target), "v1", "Status");
+}
+
+http::Response ErrorResponse(const Status& st, const StatusTarget& target, bool protobuf) {
   http::Response r;
   r.status = http::HttpCodeFor(st.code());
-  r.body = FailureStatusJson(st, target);
+  if (protobuf) {
+    r.body = FailureStatusProtobuf(st, target);
+    r.content_type = std::string(api::codec::kProtobufContentType);
+  } else {
+    r.body = FailureStatusJson(st, target);
+  }
   if (st.code() == Code::kTimeout || st.code() == Code::kTooManyRequests) {
     r.headers.emplace_back("Retry-After", "1");
   }
   return r;
 }
 
+http::Response ErrorResponse(const Status& st, const StatusTarget& target) {
+  return ErrorResponse(st, target, false);
+}
+
 std::string SuccessStatusJson(const StatusTarget& target, std::string_view uid) {
+  return api::codec::EncodeJson(SuccessStatus(target, uid));
+}
+
+api::meta::StatusObject SuccessStatus(const StatusTarget& target, std::string_view uid) {
   api::meta::StatusObject body;
   body.status = "Success";
   api::meta::StatusDetails details;
@@ -51,7 +73,7 @@ std::string SuccessStatusJson(const StatusTarget& target, std::string_view uid) 
   details.kind = std::string(target.resource);
   details.uid = std::string(uid);
   body.details = std::move(details);
-  return api::codec::EncodeJson(body);
+  return body;
 }
 
 }  // namespace svcplane::apiserver::rest

@@ -1,13 +1,19 @@
 #include "apiserver/server/api_server.h"
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include <boost/json.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 
+#include "apiserver/allocator/repair.h"
+#include "apiserver/allocator/service_allocator.h"
+#include "apiserver/bootstrap/controller.h"
+#include "apiserver/bootstrap/host_address.h"
 #include "apiserver/discovery/discovery.h"
 #include "apiserver/http/auth.h"
 #include "apiserver/http/server.h"
@@ -45,6 +51,13 @@ class ApiServerImpl {
   std::unique_ptr<registry::Registry<Event>> events;
   std::unique_ptr<registry::Registry<EndpointSlice>> slices;
   std::unique_ptr<registry::Registry<Lease>> leases;
+  std::unique_ptr<allocator::ServiceAllocator> service_allocator;
+  std::unique_ptr<allocator::ClusterIpRepair> ip_repair;
+  std::unique_ptr<allocator::NodePortRepair> port_repair;
+  std::unique_ptr<allocator::RepairLoop> repair_loop;
+  std::atomic<int64_t> event_seq{0};
+  std::unique_ptr<bootstrap::LeaseEndpointReconciler> lease_reconciler;
+  std::unique_ptr<bootstrap::BootstrapController> bootstrap;
   std::unique_ptr<client::Clientset> loopback;
   std::vector<std::unique_ptr<Collection>> collections;
   std::unique_ptr<Housekeeping> housekeeping;
@@ -60,7 +73,11 @@ class ApiServerImpl {
   void Shutdown() {
     if (shut_down) return;
     shut_down = true;
+    // Before the listener closes, as upstream's pre-shutdown hook: our address leaves the
+    // `kubernetes` endpoints now instead of when the lease expires.
+    if (bootstrap) bootstrap->Stop();
     if (http) http->Shutdown(std::chrono::seconds(5));
+    repair_loop.reset();
     housekeeping.reset();
     hub.reset();
   }
@@ -97,16 +114,135 @@ class ApiServerImpl {
     return r.ok() || r.status().code() == Code::kNotFound ? Status::Ok() : r.status();
   }
 
-  // The namespaces every cluster has; recreated at start if someone deleted them.
-  void EnsureSystemNamespaces() {
-    for (const char* name : {"default", "kube-system", "kube-public", "kube-node-lease"}) {
-      Namespace ns;
-      ns.metadata.name = name;
-      auto r = namespaces->Create("", ns, {});
-      if (!r.ok() && r.status().code() != Code::kAlreadyExists) {
-        spdlog::warn("creating namespace {}: {}", name, r.status().message());
+  // ClusterIP/NodePort allocation around every Service write.
+  Status StartAllocators() {
+    allocator::ServiceAllocatorOptions ao;
+    std::string_view ranges = options.service_cluster_ip_range;
+    while (!ranges.empty()) {
+      auto comma = ranges.find(',');
+      auto cidr = allocator::CidrRange::Parse(ranges.substr(0, comma));
+      if (!cidr.ok())
+        return BadRequestError("--service-cluster-ip-range: " + cidr.status().message());
+      ao.cidrs.push_back(std::move(*cidr));
+      ranges = comma == std::string_view::npos ? std::string_view() : ranges.substr(comma + 1);
+    }
+    if (ao.cidrs.empty() || ao.cidrs.size() > 2 ||
+        (ao.cidrs.size() == 2 && ao.cidrs[0].family() == ao.cidrs[1].family())) {
+      return BadRequestError(
+          "--service-cluster-ip-range: expected one CIDR or two of different IP families, got \"" +
+          options.service_cluster_ip_range + "\"");
+    }
+    auto ports = allocator::PortRange::Parse(options.service_node_port_range);
+    if (!ports.ok())
+      return BadRequestError("--service-node-port-range: " + ports.status().message());
+    ao.node_ports = std::move(*ports);
+    service_allocator = std::make_unique<allocator::ServiceAllocator>(store.get(), std::move(ao));
+    registry::WriteHooks<Service> hooks;
+    auto* alloc = service_allocator.get();
+    hooks.begin_write = [alloc](Service& svc, const Service* old, bool dry_run) {
+      return alloc->Begin(svc, old, dry_run);
+    };
+    hooks.after_delete = [alloc](const Service& svc) { alloc->ReleaseAll(svc); };
+    services->SetHooks(std::move(hooks));
+    return Status::Ok();
+  }
+
+  Result<std::vector<Service>> ListAllServices() {
+    auto list = services->List("", {});
+    if (!list.ok()) return list.status();
+    std::vector<Service> out;
+    out.reserve(list->items.size());
+    for (const auto& o : list->items) out.push_back(*o.obj);
+    return out;
+  }
+
+  // A core/v1 Warning Event on `svc`, as client-go's recorder writes it.
+  void RecordServiceEvent(const Service& svc, std::string_view component, std::string_view reason,
+                          const std::string& message) {
+    const int64_t now = ctx.now_micros();
+    Event ev;
+    // "<name>.<UnixNano hex>" as client-go names them; the sequence keeps two events recorded
+    // in one microsecond apart.
+    ev.metadata.name = fmt::format("{}.{:x}", svc.metadata.name, now * 1000 + (event_seq++ % 1000));
+    ev.involved_object.kind = "Service";
+    ev.involved_object.namespace_ = svc.metadata.namespace_;
+    ev.involved_object.name = svc.metadata.name;
+    ev.involved_object.uid = svc.metadata.uid;
+    ev.involved_object.api_version = "v1";
+    ev.involved_object.resource_version = svc.metadata.resource_version;
+    ev.reason = std::string(reason);
+    ev.message = message;
+    ev.type = "Warning";
+    ev.source.component = std::string(component);
+    ev.first_timestamp = api::meta::Time::FromUnix(now / 1000000);
+    ev.last_timestamp = ev.first_timestamp;
+    ev.count = 1;
+    auto r = events->Create(svc.metadata.namespace_, std::move(ev), {});
+    if (!r.ok()) {
+      spdlog::warn("recording event {} on service {}/{}: {}", reason, svc.metadata.namespace_,
+                   svc.metadata.name, r.status().message());
+    }
+  }
+
+  // The repair loops: one pass now (allocations are trustworthy once it succeeded), then every
+  // repair_interval.
+  void StartRepair() {
+    auto list = [this] { return ListAllServices(); };
+    auto sink = [this](const Service& svc, std::string_view component, std::string_view reason,
+                       const std::string& message) {
+      RecordServiceEvent(svc, component, reason, message);
+    };
+    std::vector<allocator::IpAllocator*> ips;
+    for (const auto& a : service_allocator->ip_allocators()) ips.push_back(a.get());
+    if (options.debug_reset_allocations) {
+      spdlog::warn("--debug-reset-allocations: emptying the stored allocation maps");
+      std::vector<allocator::StoredRange*> ranges;
+      for (auto* a : ips) ranges.push_back(&a->stored());
+      ranges.push_back(&service_allocator->node_ports().stored());
+      for (auto* r : ranges) {
+        auto snap = r->Read();
+        if (!snap.ok()) continue;
+        (void)r->Write(allocator::Bitmap(r->size(), r->band_offset()), snap->revision);
       }
     }
+    ip_repair = std::make_unique<allocator::ClusterIpRepair>(ips, list, sink);
+    port_repair =
+        std::make_unique<allocator::NodePortRepair>(&service_allocator->node_ports(), list, sink);
+    repair_loop = std::make_unique<allocator::RepairLoop>(
+        RealClock::Get(), options.repair_interval, [this]() -> Status {
+          Status a = ip_repair->RunOnce();
+          if (!a.ok()) spdlog::error("ClusterIP repair: {}", a.message());
+          Status b = port_repair->RunOnce();
+          if (!b.ok()) spdlog::error("NodePort repair: {}", b.message());
+          return a.ok() ? b : a;
+        });
+    (void)repair_loop->RunNow();
+    repair_loop->Start();
+  }
+
+  // The `kubernetes` Service, its endpoints and the system namespaces (bootstrap controller).
+  void StartBootstrap(uint16_t secure_port) {
+    bootstrap::BootstrapOptions bo;
+    bo.service_ip = allocator::FormatIp(service_allocator->primary().cidr().First());
+    bo.secure_port = secure_port;
+    bo.public_ip = options.advertise_address.empty() ? bootstrap::AdvertiseAddressFor(options.host)
+                                                     : options.advertise_address;
+    if (bo.public_ip.empty()) {
+      spdlog::warn("no address to advertise: the kubernetes endpoints stay empty");
+    } else if (allocator::FamilyOf(bo.public_ip) != service_allocator->primary().family()) {
+      spdlog::warn(
+          "advertised address {} is not of the service range's family ({}): the "
+          "kubernetes endpoints stay empty",
+          bo.public_ip, service_allocator->primary().family());
+      bo.public_ip.clear();
+    }
+    lease_reconciler = std::make_unique<bootstrap::LeaseEndpointReconciler>(
+        store.get(), endpoints.get(), slices.get(), RealClock::Get());
+    bootstrap = std::make_unique<bootstrap::BootstrapController>(
+        bootstrap::BootstrapRegistries{namespaces.get(), services.get(), endpoints.get(),
+                                       slices.get()},
+        lease_reconciler.get(), RealClock::Get(), bo);
+    bootstrap->Start();
   }
 };
 
@@ -177,7 +313,9 @@ Result<std::unique_ptr<ApiServer>> ApiServer::Start(const ApiServerOptions& opti
   impl->Serve(impl->events);
   impl->Serve(impl->slices);
   impl->Serve(impl->leases);
-  impl->EnsureSystemNamespaces();
+  SVC_RETURN_IF_ERROR(impl->StartAllocators());
+  bootstrap::EnsureSystemNamespaces(*impl->namespaces);
+  impl->StartRepair();
   impl->loopback = loopback::MakeLoopbackClientset(
       {impl->namespaces.get(), impl->services.get(), impl->pods.get(), impl->nodes.get(),
        impl->endpoints.get(), impl->events.get(), impl->slices.get(), impl->leases.get()},
@@ -211,6 +349,7 @@ Result<std::unique_ptr<ApiServer>> ApiServer::Start(const ApiServerOptions& opti
   });
   if (!server.ok()) return server.status();
   impl->http = std::move(*server);
+  impl->StartBootstrap(impl->http->port());
   impl->http->SetReady(true);
 
   pki::KubeconfigParams kp;

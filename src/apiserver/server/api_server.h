@@ -16,11 +16,22 @@ struct ApiServerOptions {
   uint16_t port = 6443;  // 0: pick a free port
   std::string store = "embedded";
   int io_threads = 2;
-  int worker_threads = 4;
+  int worker_threads = 32;
   int watch_threads = 2;
   // Events of watch history kept by the store and its cache (0: the defaults). Tests shrink it
   // to force "too old resource version" (410) after a few writes.
   size_t watch_history_events = 0;
+  // ClusterIP range: one CIDR or "v4cidr,v6cidr" (dual stack; the first is primary).
+  std::string service_cluster_ip_range = "10.96.0.0/12";
+  std::string service_node_port_range = "30000-32767";
+  // How often the ClusterIP/NodePort repair loops run (upstream: 3 min); tests shorten it.
+  std::chrono::seconds repair_interval{180};
+  // The address the `kubernetes` endpoints advertise; empty: --listen's host unless loopback
+  // or unspecified, else the host's default-route IPv4 address (as kube-apiserver picks it).
+  std::string advertise_address;
+  // Test hook: empty the stored allocation maps at start, before the first repair pass, so
+  // that pass must rebuild them from the Services (and report each as not allocated).
+  bool debug_reset_allocations = false;
 };
 
 class ApiServerImpl;

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "api/resources.h"
 #include "client/errors.h"
 
 namespace svcplane::client::transport {
@@ -158,6 +159,11 @@ Status WithRetryAfter(Status s, int seconds) {
 
 // Decodes a metav1.Status body; nullopt if the body is not one.
 std::optional<api::meta::StatusObject> DecodeStatus(std::string_view body) {
+  if (body.starts_with(api::codec::kProtobufMagic)) {  // a client that accepts protobuf
+    auto st = api::codec::DecodeProtobuf<api::meta::StatusObject>(body);
+    if (!st.ok() || st->kind != "Status") return std::nullopt;
+    return *st;
+  }
   if (body.empty() || body.front() != '{') return std::nullopt;
   auto st = api::codec::DecodeJson<api::meta::StatusObject>(body);
   if (!st.ok() || st->kind != "Status") return std::nullopt;
@@ -275,7 +281,62 @@ Status ErrorFromStatusJson(std::string_view json, int fallback_http_code) {
 RestClient::RestClient(std::shared_ptr<HttpTransport> transport, RestClientOptions options)
     : transport_(std::move(transport)),
       clock_(options.clock ? *options.clock : RealClock::Get()),
-      max_retries_(options.max_retries) {}
+      max_retries_(options.max_retries),
+      protobuf_(options.content_type == ContentType::kProtobuf) {}
+
+std::string RestClient::GetTarget(const ResourceRef& ref, const GetOptions& options) {
+  Query q;
+  if (!options.resource_version.empty()) {
+    q.emplace_back("resourceVersion", options.resource_version);
+  }
+  return ResourcePath(ref) + Encode(std::move(q));
+}
+
+std::string RestClient::ListTarget(const ResourceRef& ref, const ListOptions& options) {
+  return ResourcePath(ref) + EncodeQuery(options);
+}
+
+std::string RestClient::WriteTarget(const ResourceRef& ref, const WriteOptions& options) {
+  Query q;
+  AddWriteOptions(options, &q);
+  return ResourcePath(ref) + Encode(std::move(q));
+}
+
+std::pair<std::string, std::string> RestClient::TypeOf(const ResourceRef& ref) {
+  const api::ResourceInfo* ri = api::FindResource(ref.group, ref.resource);
+  if (!ri) return {ref.group.empty() ? ref.version : ref.group + "/" + ref.version, ""};
+  return {ri->GroupVersion(), std::string(ri->kind)};
+}
+
+bool RestClient::IsProtobufResponse(const HttpResponse& r) {
+  std::string ct = r.Header("Content-Type");
+  return ct.substr(0, ct.find(';')) == api::codec::kProtobufContentType;
+}
+
+Result<HttpResponse> RestClient::SendTyped(std::string method, std::string target,
+                                           std::string body) {
+  HttpRequest req;
+  req.method = std::move(method);
+  req.target = std::move(target);
+  req.headers.emplace_back("Accept",
+                           std::string(api::codec::kProtobufContentType) + ", application/json");
+  if (!body.empty()) {
+    req.headers.emplace_back("Content-Type", std::string(api::codec::kProtobufContentType));
+  }
+  req.body = std::move(body);
+  for (int attempt = 0;; ++attempt) {
+    auto res = transport_->Do(req);
+    if (!res.ok()) return res.status();
+    if (res->status >= 200 && res->status < 300) return std::move(*res);
+    if (attempt < max_retries_) {
+      if (auto wait = RetryAfterFromResponse(*res)) {
+        clock_.Sleep(std::chrono::seconds(*wait));
+        continue;
+      }
+    }
+    return ErrorFromResponse(*res);
+  }
+}
 
 Result<std::string> RestClient::Send(std::string method, std::string target, std::string body,
                                      std::string_view content_type) {

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "api/codec/json.h"
+#include "api/codec/protobuf.h"
 #include "base/clock.h"
 #include "base/result.h"
 #include "client/transport/http.h"
@@ -85,11 +86,18 @@ Status ErrorFromStatusJson(std::string_view json, int fallback_http_code);
 // Handles one watch event (ADDED, MODIFIED, DELETED, BOOKMARK). Return false to stop watching.
 using WatchHandler = std::function<bool(const api::codec::RawWatchEvent& event)>;
 
+// The encoding of the typed calls (GetAs, ListAs, CreateAs, UpdateAs), as client-go's
+// ContentType / kube-controller-manager's --kube-api-content-type. With kProtobuf they send
+// protobuf bodies and ask for "application/vnd.kubernetes.protobuf, application/json", decoding
+// whichever the server answers. The raw-body calls always speak JSON.
+enum class ContentType { kJson, kProtobuf };
+
 struct RestClientOptions {
   const Clock* clock = nullptr;  // null means RealClock; used to wait out Retry-After
   // As client-go: a 429, or a 5xx with a Retry-After header, is retried after the suggested
   // delay up to this many times before the error is returned.
   int max_retries = 10;
+  ContentType content_type = ContentType::kJson;
 };
 
 // A Kubernetes REST client over an HttpTransport, speaking JSON. Bodies are raw JSON so that
@@ -118,18 +126,26 @@ class RestClient {
 
   template <typename T>
   Result<T> GetAs(const ResourceRef& ref, const GetOptions& options = {}) {
+    if (protobuf_) return DecodeTyped<T>(SendTyped("GET", GetTarget(ref, options), ""));
     return DecodeBody<T>(Get(ref, options));
   }
   template <typename T>
   Result<T> ListAs(const ResourceRef& ref, const ListOptions& options = {}) {
+    if (protobuf_) return DecodeTyped<T>(SendTyped("GET", ListTarget(ref, options), ""));
     return DecodeBody<T>(List(ref, options));
   }
   template <typename T>
   Result<T> CreateAs(const ResourceRef& ref, const T& obj, const WriteOptions& options = {}) {
+    if (protobuf_) {
+      return DecodeTyped<T>(SendTyped("POST", WriteTarget(ref, options), EncodeTyped(ref, obj)));
+    }
     return DecodeBody<T>(Create(ref, api::codec::EncodeJson(obj), options));
   }
   template <typename T>
   Result<T> UpdateAs(const ResourceRef& ref, const T& obj, const WriteOptions& options = {}) {
+    if (protobuf_) {
+      return DecodeTyped<T>(SendTyped("PUT", WriteTarget(ref, options), EncodeTyped(ref, obj)));
+    }
     return DecodeBody<T>(Update(ref, api::codec::EncodeJson(obj), options));
   }
 
@@ -144,9 +160,32 @@ class RestClient {
   Result<std::string> Send(std::string method, std::string target, std::string body,
                            std::string_view content_type);
 
+  // --- protobuf for the typed calls (ContentType::kProtobuf) ---
+  static std::string GetTarget(const ResourceRef& ref, const GetOptions& options);
+  static std::string ListTarget(const ResourceRef& ref, const ListOptions& options);
+  static std::string WriteTarget(const ResourceRef& ref, const WriteOptions& options);
+  // The envelope's apiVersion and kind for `ref`'s resource (kind "" if we do not serve it).
+  static std::pair<std::string, std::string> TypeOf(const ResourceRef& ref);
+  template <typename T>
+  static std::string EncodeTyped(const ResourceRef& ref, const T& obj) {
+    auto [api_version, kind] = TypeOf(ref);
+    return api::codec::EncodeProtobuf(obj, obj.api_version.empty() ? api_version : obj.api_version,
+                                      obj.kind.empty() ? kind : obj.kind);
+  }
+  // Sends with Accept protobuf-then-JSON (and a protobuf body if any); the 2xx response.
+  Result<HttpResponse> SendTyped(std::string method, std::string target, std::string body);
+  template <typename T>
+  static Result<T> DecodeTyped(Result<HttpResponse> r) {
+    if (!r.ok()) return r.status();
+    if (IsProtobufResponse(*r)) return api::codec::DecodeProtobuf<T>(r->body);
+    return api::codec::DecodeJson<T>(r->body);
+  }
+  static bool IsProtobufResponse(const HttpResponse& r);
+
   const std::shared_ptr<HttpTransport> transport_;
   const Clock& clock_;
   const int max_retries_;
+  const bool protobuf_ = false;
 };
 
 }  // namespace svcplane::client::transport

@@ -143,7 +143,17 @@ Result<KeyValue> CachedStore::Delete(std::string_view key, Revision expected_mod
 Result<std::unique_ptr<storage::WatchStream>> CachedStore::Watch(std::string_view prefix,
                                                                  Revision after_revision,
                                                                  const WatchOptions& options) {
-  return map_.Watch(prefix, after_revision, options);
+  auto watch = map_.Watch(prefix, after_revision, options);
+  // The cache's history starts where it last listed (at start-up, or after a re-list), but the
+  // backend may remember further back: a persistent store keeps its history across restarts.
+  // Such a resume is served by the backend rather than refused, so a client that watched
+  // before a restart continues without a 410 and a full re-list.
+  if (!watch.ok() && watch.status().code() == Code::kGone &&
+      after_revision >= upstream_->CompactedRevision()) {
+    auto from_backend = upstream_->Watch(prefix, after_revision, options);
+    if (from_backend.ok()) return from_backend;
+  }
+  return watch;
 }
 
 Status CachedStore::Compact(Revision revision) {

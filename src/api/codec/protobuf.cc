@@ -1,0 +1,251 @@
+#include "api/codec/protobuf.h"
+
+#include "api/codec/internal/proto_codec.h"
+
+namespace svcplane::api::codec {
+namespace {
+
+using internal::ProtoReader;
+using internal::ProtoWriter;
+using internal::WireType;
+
+Status DecodeError(std::string_view what) {
+  return BadRequestError("invalid protobuf: " + std::string(what));
+}
+
+template <typename T>
+concept HasTypeMeta = requires(T t) {
+  t.kind = std::string();
+  t.api_version = std::string();
+};
+
+void WriteEnvelopeTail(ProtoWriter& w) {
+  w.Bytes(3, "");  // contentEncoding
+  w.Bytes(4, "");  // contentType
+}
+
+size_t BeginEnvelope(ProtoWriter& w, std::string_view api_version, std::string_view kind) {
+  w.buffer()->append(kProtobufMagic);
+  size_t tm = w.Begin(1);
+  w.Bytes(1, api_version);
+  w.Bytes(2, kind);
+  w.End(tm);
+  return w.Begin(2, /*expect_big=*/true);
+}
+
+}  // namespace
+
+template <typename T>
+void EncodeProtobufMessage(const T& obj, std::string* out) {
+  ProtoWriter w(out);
+  internal::EncodeBody(w, obj);
+}
+
+template <typename T>
+Result<T> DecodeProtobufMessage(std::string_view message) {
+  T out{};
+  internal::ProtoDecodeState st;
+  if (!internal::DecodeBody(message, out, st)) {
+    std::string_view e = st.error;
+    if (e.starts_with(".")) e.remove_prefix(1);
+    return DecodeError(e);
+  }
+  return out;
+}
+
+Result<ProtobufEnvelope> DecodeProtobufEnvelope(std::string_view data) {
+  if (data.size() < kProtobufMagic.size() || data.substr(0, 4) != kProtobufMagic) {
+    return DecodeError("the body does not start with the Kubernetes protobuf prefix \"k8s\\x00\"");
+  }
+  ProtobufEnvelope env;
+  bool has_raw = false;
+  ProtoReader r(data.substr(4));
+  auto str = [](WireType wt, std::string_view raw, std::string* out) {
+    if (wt != internal::kLen) return false;
+    out->assign(raw);
+    return true;
+  };
+  while (!r.done()) {
+    uint32_t num;
+    WireType wt;
+    std::string_view raw;
+    if (!r.ReadTag(&num, &wt) || !r.ReadRaw(wt, &raw)) {
+      return DecodeError("truncated or malformed runtime.Unknown envelope");
+    }
+    bool ok = true;
+    if (num == 1) {
+      if (wt != internal::kLen) return DecodeError("malformed typeMeta");
+      ProtoReader tr(raw);
+      while (!tr.done()) {
+        uint32_t tn;
+        WireType twt;
+        std::string_view tv;
+        if (!tr.ReadTag(&tn, &twt) || !tr.ReadRaw(twt, &tv)) {
+          return DecodeError("malformed typeMeta");
+        }
+        if (tn == 1) ok = ok && str(twt, tv, &env.api_version);
+        if (tn == 2) ok = ok && str(twt, tv, &env.kind);
+      }
+    } else if (num == 2) {
+      ok = wt == internal::kLen;
+      env.raw = raw;
+      has_raw = true;
+    } else if (num == 3) {
+      ok = str(wt, raw, &env.content_encoding);
+    } else if (num == 4) {
+      ok = str(wt, raw, &env.content_type);
+    }
+    if (!ok) return DecodeError("malformed runtime.Unknown envelope");
+  }
+  if (!has_raw) return DecodeError("the runtime.Unknown envelope holds no object");
+  if (!env.content_encoding.empty()) {
+    return DecodeError("unsupported contentEncoding \"" + env.content_encoding + "\"");
+  }
+  if (!env.content_type.empty() && env.content_type != kProtobufContentType) {
+    return DecodeError("unsupported contentType \"" + env.content_type + "\"");
+  }
+  return env;
+}
+
+template <typename T>
+void EncodeProtobuf(const T& obj, std::string_view api_version, std::string_view kind,
+                    std::string* out) {
+  ProtoWriter w(out);
+  size_t raw = BeginEnvelope(w, api_version, kind);
+  internal::EncodeBody(w, obj);
+  w.End(raw);
+  WriteEnvelopeTail(w);
+}
+
+void EncodeProtobufEnvelope(std::string_view api_version, std::string_view kind,
+                            std::string_view message, std::string* out) {
+  out->reserve(out->size() + message.size() + api_version.size() + kind.size() + 24);
+  ProtoWriter w(out);
+  size_t raw = BeginEnvelope(w, api_version, kind);
+  out->append(message);
+  w.End(raw);
+  WriteEnvelopeTail(w);
+}
+
+void EncodeProtobufListOfMessages(const meta::ListMeta& metadata,
+                                  std::span<const std::string_view> item_messages,
+                                  std::string_view api_version, std::string_view list_kind,
+                                  std::string* out) {
+  size_t total = 64;
+  for (std::string_view m : item_messages) total += m.size() + 6;
+  out->reserve(out->size() + total);
+  ProtoWriter w(out);
+  size_t raw = BeginEnvelope(w, api_version, list_kind);
+  internal::EncodeField(w, 1, metadata, nullptr);
+  for (std::string_view m : item_messages) w.Bytes(2, m);
+  w.End(raw);
+  WriteEnvelopeTail(w);
+}
+
+template <typename T>
+Result<T> DecodeProtobuf(std::string_view data) {
+  auto env = DecodeProtobufEnvelope(data);
+  if (!env.ok()) return env.status();
+  auto obj = DecodeProtobufMessage<T>(env->raw);
+  if (!obj.ok()) return obj.status();
+  if constexpr (HasTypeMeta<T>) {
+    obj->kind = std::move(env->kind);
+    obj->api_version = std::move(env->api_version);
+  }
+  return obj;
+}
+
+template <typename T>
+void EncodeProtobufList(const meta::ListMeta& metadata, std::span<const T* const> items,
+                        std::string_view api_version, std::string_view list_kind,
+                        std::string* out) {
+  ProtoWriter w(out);
+  size_t raw = BeginEnvelope(w, api_version, list_kind);
+  internal::EncodeField(w, 1, metadata, nullptr);
+  for (const T* item : items) internal::EncodeField(w, 2, *item, nullptr);
+  w.End(raw);
+  WriteEnvelopeTail(w);
+}
+
+void AppendProtobufWatchFrame(std::string_view type, std::string_view enveloped_object,
+                              std::string* out) {
+  size_t start = out->size();
+  out->append(4, '\0');
+  ProtoWriter w(out);
+  w.Bytes(1, type);
+  size_t obj = w.Begin(2, /*expect_big=*/true);
+  w.Bytes(1, enveloped_object);
+  w.End(obj);
+  uint32_t len = static_cast<uint32_t>(out->size() - start - 4);
+  (*out)[start] = static_cast<char>(len >> 24);
+  (*out)[start + 1] = static_cast<char>(len >> 16);
+  (*out)[start + 2] = static_cast<char>(len >> 8);
+  (*out)[start + 3] = static_cast<char>(len);
+}
+
+Result<std::optional<ProtobufWatchEvent>> NextProtobufWatchFrame(std::string_view* stream,
+                                                                 size_t max_frame) {
+  if (stream->size() < 4) return std::optional<ProtobufWatchEvent>();
+  const auto* p = reinterpret_cast<const unsigned char*>(stream->data());
+  size_t len = (size_t{p[0]} << 24) | (size_t{p[1]} << 16) | (size_t{p[2]} << 8) | p[3];
+  if (len > max_frame) {
+    return DecodeError("watch frame of " + std::to_string(len) + " bytes exceeds the limit of " +
+                       std::to_string(max_frame));
+  }
+  if (stream->size() - 4 < len) return std::optional<ProtobufWatchEvent>();
+  ProtobufWatchEvent ev;
+  bool has_object = false;
+  ProtoReader r(stream->substr(4, len));
+  while (!r.done()) {
+    uint32_t num;
+    WireType wt;
+    std::string_view raw;
+    if (!r.ReadTag(&num, &wt) || !r.ReadRaw(wt, &raw)) return DecodeError("malformed WatchEvent");
+    if (num == 1 && wt == internal::kLen) ev.type.assign(raw);
+    if (num == 2 && wt == internal::kLen) {
+      ProtoReader er(raw);
+      while (!er.done()) {
+        uint32_t en;
+        WireType ewt;
+        std::string_view ev_raw;
+        if (!er.ReadTag(&en, &ewt) || !er.ReadRaw(ewt, &ev_raw)) {
+          return DecodeError("malformed WatchEvent object");
+        }
+        if (en == 1 && ewt == internal::kLen) {
+          ev.object = ev_raw;
+          has_object = true;
+        }
+      }
+    }
+  }
+  if (ev.type.empty() || !has_object) return DecodeError("WatchEvent without type or object");
+  stream->remove_prefix(4 + len);
+  return std::optional<ProtobufWatchEvent>(std::move(ev));
+}
+
+#define SVCPLANE_INSTANTIATE(T)                                                                \
+  template void EncodeProtobufMessage<T>(const T&, std::string*);                              \
+  template Result<T> DecodeProtobufMessage<T>(std::string_view);                               \
+  template void EncodeProtobuf<T>(const T&, std::string_view, std::string_view, std::string*); \
+  template Result<T> DecodeProtobuf<T>(std::string_view);
+
+#define SVCPLANE_INSTANTIATE_KIND(T)                                                    \
+  SVCPLANE_INSTANTIATE(T)                                                               \
+  SVCPLANE_INSTANTIATE(meta::List<T>)                                                   \
+  template void EncodeProtobufList<T>(const meta::ListMeta&, std::span<const T* const>, \
+                                      std::string_view, std::string_view, std::string*);
+
+SVCPLANE_INSTANTIATE_KIND(core::v1::Namespace)
+SVCPLANE_INSTANTIATE_KIND(core::v1::Service)
+SVCPLANE_INSTANTIATE_KIND(core::v1::Pod)
+SVCPLANE_INSTANTIATE_KIND(core::v1::Node)
+SVCPLANE_INSTANTIATE_KIND(core::v1::Endpoints)
+SVCPLANE_INSTANTIATE_KIND(core::v1::Event)
+SVCPLANE_INSTANTIATE_KIND(discovery::v1::EndpointSlice)
+SVCPLANE_INSTANTIATE_KIND(coordination::v1::Lease)
+SVCPLANE_INSTANTIATE(meta::StatusObject)
+SVCPLANE_INSTANTIATE(meta::ObjectMeta)
+#undef SVCPLANE_INSTANTIATE_KIND
+#undef SVCPLANE_INSTANTIATE
+
+}  // namespace svcplane::api::codec

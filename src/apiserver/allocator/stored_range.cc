@@ -1,0 +1,165 @@
+#include "apiserver/allocator/stored_range.h"
+
+#include <boost/json.hpp>
+
+namespace svcplane::apiserver::allocator {
+namespace {
+
+constexpr int kMaxAttempts = 64;
+
+std::string_view NameOf(std::string_view key) {
+  auto slash = key.rfind('/');
+  return slash == std::string_view::npos ? key : key.substr(slash + 1);
+}
+
+}  // namespace
+
+StoredRange::StoredRange(storage::Store* store, std::string key, std::string range_text,
+                         size_t size, size_t band_offset, uint64_t seed)
+    : store_(store),
+      key_(std::move(key)),
+      range_text_(std::move(range_text)),
+      size_(size),
+      band_offset_(band_offset),
+      rng_(seed) {}
+
+uint64_t StoredRange::Random() {
+  std::lock_guard<std::mutex> lock(rng_mu_);
+  return rng_();
+}
+
+std::string StoredRange::EncodeRecord(const Bitmap& map) const {
+  boost::json::object o;
+  o["kind"] = "RangeAllocation";
+  o["apiVersion"] = "v1";
+  o["metadata"] = boost::json::object{{"name", std::string(NameOf(key_))}};
+  o["range"] = range_text_;
+  o["encoding"] = "offset-deltas";
+  o["data"] = map.Encode();
+  return boost::json::serialize(o);
+}
+
+Result<RangeSnapshot> StoredRange::Read() {
+  RangeSnapshot snap;
+  auto kv = store_->Get(key_);
+  if (!kv.ok()) {
+    if (kv.status().code() != Code::kNotFound) return kv.status();
+    snap.map = Bitmap(size_, band_offset_);
+    return snap;
+  }
+  boost::system::error_code ec;
+  boost::json::value doc = boost::json::parse(*kv->value, ec);
+  if (ec || !doc.is_object()) return InternalError("range record " + key_ + " is not JSON");
+  const auto& o = doc.as_object();
+  auto str = [&](const char* field) -> std::string {
+    auto it = o.find(field);
+    return it != o.end() && it->value().is_string() ? std::string(it->value().as_string())
+                                                    : std::string();
+  };
+  snap.range = str("range");
+  snap.revision = kv->mod_revision;
+  if (snap.range != range_text_) {
+    // Another range: the map's offsets mean other addresses. Callers see an empty map of
+    // their range and the mismatch in `range`.
+    snap.map = Bitmap(size_, band_offset_);
+    return snap;
+  }
+  auto map = Bitmap::Decode(str("data"), size_, band_offset_);
+  if (!map.ok()) return InternalError("range record " + key_ + ": " + map.status().message());
+  snap.map = std::move(*map);
+  return snap;
+}
+
+Status StoredRange::Write(const Bitmap& map, storage::Revision expected) {
+  auto value = storage::MakeValue(EncodeRecord(map));
+  auto r = expected == 0 ? store_->Create(key_, value) : store_->Update(key_, value, expected);
+  return r.ok() ? Status::Ok() : r.status();
+}
+
+Status StoredRange::ApplyBatch(const std::vector<Pending*>& batch) {
+  for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
+    auto snap = Read();
+    if (!snap.ok()) return snap.status();
+    if (snap->revision != 0 && snap->range != range_text_) {
+      return InternalError("the provided network does not match the current range");
+    }
+    bool changed = false;
+    for (Pending* p : batch) changed = (*p->change)(snap->map) || changed;
+    if (!changed) return Status::Ok();
+    Status st = Write(snap->map, snap->revision);
+    if (st.ok()) return st;
+    // Another server wrote in between: run every change again on its state.
+    if (st.code() != Code::kConflict && st.code() != Code::kAlreadyExists &&
+        st.code() != Code::kNotFound) {
+      return st;
+    }
+  }
+  return ConflictError("too many concurrent changes to " + key_);
+}
+
+Status StoredRange::Mutate(const std::function<bool(Bitmap&)>& change) {
+  Pending me{&change};
+  std::unique_lock<std::mutex> lock(mu_);
+  queue_.push_back(&me);
+  while (!me.done) {
+    if (writing_) {
+      done_cv_.wait(lock);
+      continue;
+    }
+    // Nobody is writing: apply everything queued so far (this caller's change included).
+    writing_ = true;
+    std::vector<Pending*> batch(queue_.begin(), queue_.end());
+    queue_.clear();
+    lock.unlock();
+    Status st = ApplyBatch(batch);
+    lock.lock();
+    for (Pending* p : batch) {
+      p->status = st;
+      p->done = true;
+    }
+    writing_ = false;
+    done_cv_.notify_all();
+  }
+  return me.status;
+}
+
+Result<bool> StoredRange::Allocate(size_t offset, bool dry_run) {
+  bool taken = false;
+  if (dry_run) {
+    auto snap = Read();
+    if (!snap.ok()) return snap.status();
+    return !snap->map.Has(offset);
+  }
+  Status st = Mutate([&](Bitmap& map) {
+    taken = map.Allocate(offset);
+    return taken;
+  });
+  if (!st.ok()) return st;
+  return taken;
+}
+
+Result<std::optional<size_t>> StoredRange::AllocateNext(bool dry_run) {
+  std::optional<size_t> got;
+  auto random = [this] { return Random(); };
+  if (dry_run) {
+    auto snap = Read();
+    if (!snap.ok()) return snap.status();
+    return snap->map.PeekNext(random);
+  }
+  Status st = Mutate([&](Bitmap& map) {
+    got = map.AllocateNext(random);
+    return got.has_value();
+  });
+  if (!st.ok()) return st;
+  return got;
+}
+
+Status StoredRange::Release(size_t offset) {
+  return Mutate([&](Bitmap& map) {
+    if (!map.Has(offset)) return false;
+    map.Release(offset);
+    return true;
+  });
+}
+
+}  // namespace svcplane::apiserver::allocator

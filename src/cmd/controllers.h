@@ -1,0 +1,31 @@
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+
+#include "controllers/manager/options.h"
+
+namespace svcplane::cmd {
+
+// `svcplane controllers`: the controller manager against any API server, with
+// kube-controller-manager's flag names.
+struct ControllersFlags {
+  std::string kubeconfig;  // "": in-cluster config
+  std::string context;
+  controllers::manager::ControllerManagerOptions options;
+  // Duration flags as written (Go syntax), parsed after CLI11 is done.
+  std::string lease_duration = "15s";
+  std::string renew_deadline = "10s";
+  std::string retry_period = "2s";
+  std::string endpoint_updates_batch_period = "0s";
+  std::string endpointslice_updates_batch_period = "0s";
+  std::string mirroring_endpointslice_updates_batch_period = "0s";
+};
+
+CLI::App* AddControllersCommand(CLI::App& app, ControllersFlags& flags);
+
+// Runs until SIGTERM/SIGINT (exit 0) or a lost election / failed start (exit 1).
+int RunControllers(ControllersFlags& flags);
+
+}  // namespace svcplane::cmd

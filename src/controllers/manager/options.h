@@ -1,0 +1,74 @@
+#pragma once
+
+// kube-controller-manager's flags that svcplane honours, as one struct that `svcplane
+// controllers` fills from the command line and every controller reads from its context.
+
+#include <chrono>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/clock.h"
+#include "base/result.h"
+
+namespace svcplane::controllers::manager {
+
+// --leader-elect* (component-base's LeaderElectionConfiguration with kcm's defaults).
+struct LeaderElectionOptions {
+  bool leader_elect = true;
+  Duration lease_duration = std::chrono::seconds(15);
+  Duration renew_deadline = std::chrono::seconds(10);
+  Duration retry_period = std::chrono::seconds(2);
+  std::string resource_lock = "leases";  // the only lock type supported
+  std::string resource_namespace = "kube-system";
+  std::string resource_name = "svcplane-controller-manager";
+};
+
+// --concurrent-endpoint-syncs, --endpoint-updates-batch-period.
+struct EndpointControllerOptions {
+  int concurrent_endpoint_syncs = 5;
+  Duration endpoint_updates_batch_period{0};
+};
+
+// --concurrent-service-endpoint-syncs, --max-endpoints-per-slice,
+// --endpointslice-updates-batch-period.
+struct EndpointSliceControllerOptions {
+  int concurrent_service_endpoint_syncs = 5;
+  int max_endpoints_per_slice = 100;
+  Duration endpointslice_updates_batch_period{0};
+};
+
+// --mirroring-concurrent-service-endpoint-syncs, --mirroring-max-endpoints-per-subset,
+// --mirroring-endpointslice-updates-batch-period.
+struct EndpointSliceMirroringOptions {
+  int mirroring_concurrent_service_endpoint_syncs = 5;
+  int mirroring_max_endpoints_per_subset = 1000;
+  Duration mirroring_endpointslice_updates_batch_period{0};
+};
+
+struct ControllerManagerOptions {
+  // --controllers: "*" enables every controller not disabled by default, "name" enables one,
+  // "-name" disables one; the first entry naming a controller wins.
+  std::vector<std::string> controllers = {"*"};
+  LeaderElectionOptions leader_election;
+  double kube_api_qps = 20;  // --kube-api-qps
+  int kube_api_burst = 30;   // --kube-api-burst
+  // Health and metrics endpoint: plain HTTP (kcm serves HTTPS on --secure-port 10257; we
+  // serve HTTP on --port, same default number, loopback by default).
+  std::string bind_address = "127.0.0.1";  // --bind-address
+  int port = 10257;                        // --port; 0 disables serving
+
+  EndpointControllerOptions endpoint;
+  EndpointSliceControllerOptions endpointslice;
+  EndpointSliceMirroringOptions mirroring;
+};
+
+// Checks ranges and that the leader election timings can work (the elector validates again).
+Status Validate(const ControllerManagerOptions& options);
+
+// A Go time.Duration string: "15s", "100ms", "1m30s", "1.5h", "0". Units ns us µs ms s m h.
+Result<Duration> ParseGoDuration(std::string_view text);
+// "15s", "1m30s", "100ms" (Go's String() form, for --help defaults and logs).
+std::string FormatGoDuration(Duration d);
+
+}  // namespace svcplane::controllers::manager
