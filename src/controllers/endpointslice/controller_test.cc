@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "controllers/endpointslice/recorder_event_sink.h"
 #include "controllers/endpointslice/testing/fake_cluster.h"
 #include "controllers/endpointslice/testing/fixtures.h"
 #include "controllers/endpointslice/testing/wait.h"
@@ -175,6 +176,22 @@ TEST_F(EndpointSliceControllerTest, BatchPeriodCollapsesPodUpdates) {
   int slice_writes = 0;
   for (const auto& a : cluster_.Actions()) slice_writes += a.find("endpointslices") != a.npos;
   EXPECT_EQ(slice_writes, 1);
+}
+
+// The adapter hands type, reason and message to the recorder unchanged.
+TEST(RecorderEventSinkTest, ForwardsToTheRecorder) {
+  struct Recorder final : client::record::EventRecorder {
+    void Event(const api::meta::ObjectReference& object, std::string_view type,
+               std::string_view reason, std::string message) override {
+      got = object.name + " " + std::string(type) + " " + std::string(reason) + " " + message;
+    }
+    std::string got;
+  } recorder;
+  RecorderEventSink sink(recorder);
+  api::meta::ObjectReference ref;
+  ref.name = "svc";
+  sink.Emit(kEventComponent, ref, {"Warning", "FailedToUpdateEndpointSlices", "boom"});
+  EXPECT_EQ(recorder.got, "svc Warning FailedToUpdateEndpointSlices boom");
 }
 
 TEST(SplitKeyTest, Shapes) {
