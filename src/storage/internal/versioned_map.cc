@@ -96,8 +96,12 @@ Result<ListResult> VersionedMap::List(const ListOptions& options) const {
   ListResult result;
   result.revision = at;
   const size_t limit = options.limit == 0 ? SIZE_MAX : options.limit;
+  // A full page: from here on only count what is left (remainingItemCount). Counting must not
+  // build KeyValues (a key copy each): an informer paging through 100k objects would pay that
+  // for every remaining object on every page.
+  auto page_full = [&] { return result.items.size() >= limit; };
   auto emit = [&](KeyValue kv) {
-    if (result.items.size() < limit) {
+    if (!page_full()) {
       result.items.push_back(std::move(kv));
     } else {
       if (result.continue_key.empty()) result.continue_key = kv.key;
@@ -108,6 +112,22 @@ Result<ListResult> VersionedMap::List(const ListOptions& options) const {
   auto live_end = end.empty() ? live_.end() : live_.lower_bound(end);
   auto old = undo.begin();
   while (live != live_end || old != undo.end()) {
+    if (page_full() && !result.continue_key.empty()) {
+      if (old == undo.end()) {  // the common case: listing the latest state
+        result.remaining += std::distance(live, live_end);
+        break;
+      }
+      const bool take_live = live != live_end && live->first < old->first;
+      if (take_live) {
+        ++result.remaining;
+        ++live;
+        continue;
+      }
+      if (live != live_end && live->first == old->first) ++live;
+      if (old->second->has_value()) ++result.remaining;
+      ++old;
+      continue;
+    }
     const bool take_live = old == undo.end() || (live != live_end && live->first < old->first);
     if (take_live) {
       emit(KeyValue{live->first, live->second.value, live->second.create_revision,

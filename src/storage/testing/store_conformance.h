@@ -219,6 +219,7 @@ TYPED_TEST_P(StoreConformance, PaginationIsStableWhileWritesContinue) {
   this->MustCreate("/p/55", "new");
   ASSERT_TRUE(s.Update("/p/6", MakeValue("changed"), created[6].mod_revision).ok());
   std::string next = page->continue_key;
+  size_t listed = page->items.size();
   while (!next.empty()) {
     auto p = s.List({.prefix = "/p/",
                      .start_key = next,
@@ -227,6 +228,9 @@ TYPED_TEST_P(StoreConformance, PaginationIsStableWhileWritesContinue) {
                      .match = RevisionMatch::kExact});
     ASSERT_TRUE(p.ok()) << p.status().ToString();
     EXPECT_EQ(p->revision, snap);
+    // Counted at the snapshot: the later delete, create and update change nothing.
+    listed += p->items.size();
+    EXPECT_EQ(p->remaining, static_cast<int64_t>(10 - listed)) << "after " << listed;
     for (auto& kv : p->items) {
       seen.push_back(kv.key);
       EXPECT_EQ(ValueOf(kv), "v");

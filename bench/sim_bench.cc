@@ -1,0 +1,301 @@
+// sim_bench: the node simulator at scale against a real `svcplane serve` (started here as a
+// child process on 127.0.0.1:0). Not a Google Benchmark binary; it prints a table:
+//   - time to register N simulated Nodes,
+//   - time from the first Pod create until all P Pods are Running and Ready (Pods and S
+//     Services are created by --creators client threads while the simulator schedules and runs
+//     them),
+//   - server RSS (VmRSS and peak VmHWM) once everything is Ready,
+//   - steady-state CPU of the server and of this process (the simulator: N node Lease renewals
+//     every 10 s) over --steady-seconds.
+// Usage: sim_bench --nodes 1000 --pods 30000 [--services 0] [--svcplane build/bin/svcplane]
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <CLI/CLI.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "base/logging.h"
+#include "client/informers/informer_factory.h"
+#include "client/transport/https_transport.h"
+#include "client/transport/kubeconfig.h"
+#include "client/typed/rest_clientset.h"
+#include "sim/pod_status.h"
+#include "sim/simulator.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+namespace core = svcplane::api::core::v1;
+using SteadyClock = std::chrono::steady_clock;
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+long StatusKb(pid_t pid, const char* key) {
+  std::ifstream in(fmt::format("/proc/{}/status", pid));
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind(key, 0) == 0) return std::stol(line.substr(std::string(key).size()));
+  }
+  return -1;
+}
+
+// utime + stime of `pid` in seconds.
+double CpuSeconds(pid_t pid) {
+  std::string stat = ReadFile(fmt::format("/proc/{}/stat", pid));
+  std::istringstream in(stat.substr(stat.rfind(')') + 2));
+  std::string field;
+  unsigned long long utime = 0, stime = 0;
+  for (int i = 3; i <= 15 && in >> field; ++i) {
+    if (i == 14) utime = std::stoull(field);
+    if (i == 15) stime = std::stoull(field);
+  }
+  return static_cast<double>(utime + stime) / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
+double Seconds(SteadyClock::duration d) { return std::chrono::duration<double>(d).count(); }
+
+class ServerProcess {
+ public:
+  void Start(const std::string& binary) {
+    char tmpl[] = "/tmp/svcplane-simbench-XXXXXX";
+    if (!mkdtemp(tmpl)) throw std::runtime_error("mkdtemp failed");
+    dir_ = tmpl;
+    const std::string log = dir_ + "/server.log";
+    pid_ = fork();
+    if (pid_ < 0) throw std::runtime_error("fork failed");
+    if (pid_ == 0) {
+      prctl(PR_SET_PDEATHSIG, SIGKILL);
+      int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      if (fd >= 0) {
+        dup2(fd, 1);
+        dup2(fd, 2);
+      }
+      const std::string data = dir_ + "/data";
+      execl(binary.c_str(), binary.c_str(), "serve", "--data-dir", data.c_str(), "--listen",
+            "127.0.0.1:0", "--log-level", "warn", static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    kubeconfig_ = dir_ + "/data/kubeconfig";
+    const auto deadline = SteadyClock::now() + std::chrono::seconds(60);
+    while (!fs::exists(kubeconfig_)) {
+      int st = 0;
+      if (waitpid(pid_, &st, WNOHANG) == pid_) {
+        pid_ = -1;
+        throw std::runtime_error("server exited early; log:\n" + ReadFile(log));
+      }
+      if (SteadyClock::now() > deadline) throw std::runtime_error("server not ready in 60 s");
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));  // file fully written
+  }
+  ~ServerProcess() {
+    if (pid_ > 0) {
+      kill(pid_, SIGTERM);
+      int st = 0;
+      bool gone = false;
+      for (int i = 0; i < 200 && !gone; ++i) {
+        gone = waitpid(pid_, &st, WNOHANG) == pid_;
+        if (!gone) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      }
+      if (!gone) {
+        kill(pid_, SIGKILL);
+        waitpid(pid_, &st, 0);
+      }
+    }
+    std::error_code ec;
+    if (!dir_.empty()) fs::remove_all(dir_, ec);
+  }
+  pid_t pid() const { return pid_; }
+  const std::string& kubeconfig() const { return kubeconfig_; }
+
+ private:
+  std::string dir_, kubeconfig_;
+  pid_t pid_ = -1;
+};
+
+core::Pod MakePod(int i, int services) {
+  core::Pod p;
+  p.metadata.namespace_ = "default";
+  p.metadata.name = fmt::format("bench-{:06d}", i);
+  p.metadata.labels["app"] = services > 0 ? fmt::format("svc-{:05d}", i % services) : "bench";
+  core::Container c;
+  c.name = "c";
+  c.image = "registry.k8s.io/pause:3.9";
+  core::ContainerPort port;
+  port.container_port = 8080;
+  port.protocol = "TCP";
+  c.ports.push_back(port);
+  p.spec.containers.push_back(c);
+  return p;
+}
+
+core::Service MakeService(int i) {
+  core::Service s;
+  s.metadata.namespace_ = "default";
+  s.metadata.name = fmt::format("svc-{:05d}", i);
+  s.spec.selector["app"] = s.metadata.name;
+  core::ServicePort port;
+  port.port = 80;
+  port.protocol = "TCP";
+  port.target_port = svcplane::api::meta::IntOrString::FromInt(8080);
+  s.spec.ports.push_back(port);
+  return s;
+}
+
+// Runs `fn(i)` for i in [0, n) on `threads` threads; returns the number of failures.
+template <typename Fn>
+int64_t Parallel(int n, int threads, Fn fn) {
+  std::atomic<int> next{0};
+  std::atomic<int64_t> failures{0};
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t) {
+    pool.emplace_back([&] {
+      for (int i = next++; i < n; i = next++) {
+        if (!fn(i)) ++failures;
+      }
+    });
+  }
+  for (std::thread& t : pool) t.join();
+  return failures;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace svcplane;
+  CLI::App app{"svcplane node simulation benchmark"};
+  std::string binary = SVCPLANE_BIN;
+  int pods = 30000, services = 0, creators = 8, steady_seconds = 30, timeout_seconds = 600;
+  sim::SimOptions opts;
+  opts.nodes = 1000;
+  opts.cluster_cidr = "10.0.0.0/8";  // room for 65,536 /24s
+  opts.workers = 8;
+  app.add_option("--svcplane", binary, "the svcplane binary");
+  app.add_option("--nodes", opts.nodes, "simulated nodes");
+  app.add_option("--pods", pods, "Pods to create");
+  app.add_option("--services", services, "Services to create (Pods spread over them)");
+  app.add_option("--creators", creators, "client threads creating Pods and Services");
+  app.add_option("--workers", opts.workers, "simulator writers");
+  app.add_option("--heartbeat-workers", opts.heartbeat_workers, "simulator Lease writers");
+  app.add_option("--steady-seconds", steady_seconds, "steady-state CPU window");
+  app.add_option("--timeout-seconds", timeout_seconds, "give up waiting for Ready after");
+  CLI11_PARSE(app, argc, argv);
+  SetLogLevel("warn").IgnoreError();
+
+  ServerProcess server;
+  server.Start(binary);
+  auto config = client::transport::LoadKubeconfig(server.kubeconfig(), "");
+  if (!config.ok()) {
+    std::cerr << config.status().ToString() << "\n";
+    return 1;
+  }
+  config->qps = -1;
+  auto https = client::transport::HttpsTransport::Create(*config);
+  if (!https.ok()) {
+    std::cerr << https.status().ToString() << "\n";
+    return 1;
+  }
+  auto cs = client::typed::MakeRestClientset(
+      std::shared_ptr<client::transport::HttpTransport>(std::move(*https)));
+  auto factory = client::informers::MakeInformerFactory(*cs, {});
+  client::informers::InformerFactory& informers = *factory;
+  auto simulator = std::make_unique<sim::Simulator>(*cs, informers, opts);
+  informers.Start();
+
+  const auto t_nodes = SteadyClock::now();
+  if (Status st = simulator->Start(); !st.ok()) {
+    std::cerr << "simulator: " << st.ToString() << "\n";
+    return 1;
+  }
+  const double nodes_s = Seconds(SteadyClock::now() - t_nodes);
+
+  const auto t_svc = SteadyClock::now();
+  const int64_t svc_failures = Parallel(
+      services, creators, [&](int i) { return cs->Services().Create(MakeService(i)).ok(); });
+  const double services_s = Seconds(SteadyClock::now() - t_svc);
+
+  const double ramp_srv0 = CpuSeconds(server.pid()), ramp_self0 = CpuSeconds(getpid());
+  const auto t_pods = SteadyClock::now();
+  std::atomic<double> created_s{0};
+  std::atomic<int64_t> pod_failures{0};
+  std::thread creator([&] {
+    pod_failures = Parallel(pods, creators,
+                            [&](int i) { return cs->Pods().Create(MakePod(i, services)).ok(); });
+    created_s = Seconds(SteadyClock::now() - t_pods);
+  });
+  auto count_ready = [&] {
+    int64_t n = 0;
+    for (const auto& p : informers.Pods().lister().List("default")) {
+      if (!p->spec.node_name.empty() && sim::IsPodReady(*p)) ++n;
+    }
+    return n;
+  };
+  int64_t ready = 0;
+  const auto deadline = t_pods + std::chrono::seconds(timeout_seconds);
+  while ((ready = count_ready()) < pods - pod_failures && SteadyClock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));
+  }
+  const double ready_s = Seconds(SteadyClock::now() - t_pods);
+  creator.join();
+  const double ramp_srv = CpuSeconds(server.pid()) - ramp_srv0;
+  const double ramp_self = CpuSeconds(getpid()) - ramp_self0;
+  const long rss_kb = StatusKb(server.pid(), "VmRSS:");
+  const long hwm_kb = StatusKb(server.pid(), "VmHWM:");
+
+  // Steady state: nothing changes but Lease renewals (and the lifecycle monitor's scans).
+  const auto sim_before = simulator->Stats();
+  const double srv0 = CpuSeconds(server.pid()), self0 = CpuSeconds(getpid());
+  std::this_thread::sleep_for(std::chrono::seconds(steady_seconds));
+  const double srv1 = CpuSeconds(server.pid()), self1 = CpuSeconds(getpid());
+  const auto sim_after = simulator->Stats();
+
+  fmt::print("| metric | value |\n|---|---|\n");
+  fmt::print("| nodes registered | {} in {:.1f} s |\n", opts.nodes, nodes_s);
+  if (services > 0) {
+    fmt::print("| services created | {} in {:.1f} s ({} failed) |\n", services, services_s,
+               svc_failures);
+  }
+  fmt::print("| pods created | {} in {:.1f} s ({} failed) |\n", pods, created_s.load(),
+             pod_failures.load());
+  fmt::print("| pods Running+Ready | {} of {} {:.1f} s after the first create{} |\n", ready, pods,
+             ready_s, ready < pods - pod_failures ? " (TIMED OUT)" : "");
+  fmt::print(
+      "| CPU until all Ready: server / this process (creators + simulator) | {:.0f} s / "
+      "{:.0f} s ({:.0f}% / {:.0f}% of one core) |\n",
+      ramp_srv, ramp_self, 100.0 * ramp_srv / ready_s, 100.0 * ramp_self / ready_s);
+  fmt::print("| server RSS when all Ready | {:.0f} MiB (peak {:.0f} MiB) |\n", rss_kb / 1024.0,
+             hwm_kb / 1024.0);
+  fmt::print("| steady state ({} s): Lease renewals | {} ({:.0f}/s) |\n", steady_seconds,
+             sim_after.heartbeats.renewals - sim_before.heartbeats.renewals,
+             (sim_after.heartbeats.renewals - sim_before.heartbeats.renewals) /
+                 static_cast<double>(steady_seconds));
+  fmt::print("| steady state: server CPU | {:.1f}% of one core |\n",
+             100.0 * (srv1 - srv0) / steady_seconds);
+  fmt::print("| steady state: simulator CPU | {:.1f}% of one core |\n",
+             100.0 * (self1 - self0) / steady_seconds);
+  fmt::print("| simulator write errors | {} |\n", sim_after.write_errors);
+  std::fflush(stdout);
+
+  simulator->Shutdown();
+  informers.Shutdown();
+  simulator.reset();
+  return ready < pods - pod_failures ? 1 : 0;
+}

@@ -1,0 +1,149 @@
+#pragma once
+
+// svcplane's kwok: simulated Nodes, their Leases, a scheduler and a kubelet stand-in for the
+// Pods bound to them, and the node lifecycle monitor that marks silent nodes and their Pods not
+// ready. It is a client like any other: everything goes through a Clientset and informers, so
+// the same code runs inside `svcplane serve --simulate-nodes N` (loopback client) and in
+// `svcplane simulate --kubeconfig FILE` against any server.
+//
+// Wiring: construct (registers handlers and indexers on the factory's Pod, Node and Lease
+// informers), start the factory, then Start(). Shutdown stops the simulator's threads. The
+// informer interface cannot remove handlers, so shut the factory down before destroying the
+// Simulator.
+//
+// Binding: the API server has no pods/binding subresource yet and, like Kubernetes, forbids
+// changing spec.nodeName by update, so the default Binder recreates the unscheduled Pod with
+// spec.nodeName set (delete with its UID as precondition and grace 0, then create). Its name,
+// labels and spec are kept; its UID changes. Swap in a pods/binding Binder when the server has
+// one.
+
+#include <atomic>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "base/clock.h"
+#include "client/delaying_queue.h"
+#include "client/informers/interface.h"
+#include "client/typed/interface.h"
+#include "sim/heartbeats.h"
+#include "sim/pod_status.h"
+#include "sim/scheduling.h"
+#include "sim/sim_options.h"
+
+namespace svcplane::sim {
+
+// Puts an unscheduled Pod on a node. Returns the error of the write that failed.
+class Binder {
+ public:
+  virtual ~Binder() = default;
+  virtual Status Bind(const api::core::v1::Pod& pod, const std::string& node_name) = 0;
+};
+
+// See the header comment.
+class RecreateBinder final : public Binder {
+ public:
+  explicit RecreateBinder(client::Clientset& cs) : cs_(cs) {}
+  Status Bind(const api::core::v1::Pod& pod, const std::string& node_name) override;
+
+ private:
+  client::Clientset& cs_;
+};
+
+struct SimStats {
+  int64_t nodes_registered = 0;
+  int64_t pods_bound = 0;
+  int64_t pod_status_writes = 0;
+  int64_t pods_deleted = 0;
+  int64_t nodes_marked_unknown = 0;
+  int64_t pods_marked_not_ready = 0;
+  int64_t write_errors = 0;
+  HeartbeatStats heartbeats;
+};
+
+// `kubectl annotate node NAME sim.svcplane.io/heartbeats=stopped` kills a simulated node's
+// kubelet (no Lease renewals, no Pod status) until the annotation is removed or changed: the
+// "what happens when a node dies" demo, in-process or standalone, without a control channel.
+inline constexpr char kHeartbeatsAnnotation[] = "sim.svcplane.io/heartbeats";
+
+// Index of Pods by spec.nodeName added to the Pod informer.
+inline constexpr char kPodNodeIndex[] = "sim.svcplane.io/node";
+
+class Simulator {
+ public:
+  Simulator(client::Clientset& cs, client::informers::InformerFactory& informers, SimOptions opts,
+            const Clock& clock = RealClock::Get(), std::unique_ptr<Binder> binder = nullptr);
+  ~Simulator();
+  Simulator(const Simulator&) = delete;
+  Simulator& operator=(const Simulator&) = delete;
+
+  // Registers (or adopts, when they exist and carry kwok's annotation) the N Nodes, then starts
+  // heartbeats, workers and the lifecycle loop. Returns the first registration error; a Node of
+  // that name that is not simulated is an AlreadyExists error.
+  Status Start();
+  void Shutdown();
+
+  // Dead kubelets for tests and demos: Lease renewals of a zone (or node) stop until resumed;
+  // the kubelet stand-in stops acting for those nodes too.
+  void StopHeartbeats(const std::string& zone);
+  void ResumeHeartbeats(const std::string& zone);
+  void StopNodeHeartbeats(const std::string& node);
+  void ResumeNodeHeartbeats(const std::string& node);
+
+  // One pass of the node lifecycle monitor now (the loop runs it every node_monitor_period).
+  void MonitorNodesForTest() { MonitorNodes(); }
+  SimStats Stats() const;
+  const std::vector<std::string>& node_names() const { return node_names_; }
+
+ private:
+  using Pod = api::core::v1::Pod;
+  using Node = api::core::v1::Node;
+
+  void RegisterHandlers();
+  Status RegisterNodes();
+  void Work();
+  void SyncPod(const std::string& key);
+  void SyncNode(const std::string& name);
+  void Schedule(const client::ObjectPtr<Pod>& pod, const std::string& key);
+  void RunKubelet(const client::ObjectPtr<Pod>& pod, const Node& node, const std::string& key);
+  void Terminate(const client::ObjectPtr<Pod>& pod, const std::string& key);
+  void MonitorLoop();
+  void MonitorNodes();
+  void EnqueuePodsOn(const std::string& node);
+  void ApplyHeartbeatAnnotation(const Node& node);
+  std::vector<client::ObjectPtr<Node>> NodeSnapshot();
+  void CountError(const Status& st);
+
+  client::Clientset& cs_;
+  client::informers::InformerFactory& informers_;
+  const SimOptions opts_;
+  const Clock& clock_;
+  std::unique_ptr<Binder> binder_;
+  NodeHeartbeats heartbeats_;
+  // Keys: "p/<ns>/<name>" for Pods, "n/<name>" for Nodes.
+  client::DelayingQueue<std::string> queue_;
+  std::vector<std::string> node_names_;  // constant after Start
+
+  mutable std::mutex mu_;
+  PodPlacer placer_;                                              // guarded by mu_
+  std::unordered_map<std::string, PodIpPool> ip_pools_;           // by node; guarded by mu_
+  std::unordered_map<std::string, TimePoint> bound_seen_;         // by pod key; guarded by mu_
+  std::unordered_map<std::string, TimePoint> terminating_since_;  // by pod key; guarded by mu_
+  std::vector<client::ObjectPtr<Node>> node_snapshot_;            // guarded by mu_
+  bool node_snapshot_stale_ = true;                               // guarded by mu_
+  std::unordered_set<std::string> annotation_stopped_;            // guarded by mu_
+  SimStats stats_;                                                // guarded by mu_
+
+  std::vector<std::thread> threads_;
+  std::mutex stop_mu_;
+  std::condition_variable stop_cv_;
+  bool stopping_ = false;  // guarded by stop_mu_
+  std::atomic<bool> started_{false};
+};
+
+}  // namespace svcplane::sim
