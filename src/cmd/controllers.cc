@@ -82,6 +82,12 @@ void AddControllerManagerFlags(CLI::App* c, ControllersFlags& f) {
   c->add_option("--max-endpoints-per-slice", o.endpointslice.max_endpoints_per_slice,
                 "maximum endpoints per EndpointSlice")
       ->capture_default_str();
+  c->add_option("--endpointslice-rebalance", o.endpointslice.rebalance,
+                "svcplane's own: compact half-empty EndpointSlices after churn (within 10% of "
+                "the minimum slice count, a bounded number of extra writes per sync)")
+      ->capture_default_str()
+      ->expected(0, 1)
+      ->default_str("false");
   c->add_option("--endpointslice-updates-batch-period", f.endpointslice_updates_batch_period,
                 "batching of endpointslice updates from pod changes")
       ->capture_default_str();

@@ -1,11 +1,93 @@
 #include "cmd/register_controllers.h"
 
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <stop_token>
+
+#include "controllers/endpoints/controller.h"
+#include "controllers/endpointslice/controller.h"
+#include "controllers/endpointslice/recorder_event_sink.h"
 #include "controllers/manager/builtin_controllers.h"
+#include "controllers/mirroring/controller.h"
 
 namespace svcplane::cmd {
 
-Status RegisterControllers(controllers::manager::ControllerRegistry& registry) {
-  SVC_RETURN_IF_ERROR(controllers::manager::RegisterBuiltinControllers(registry));
+namespace {
+
+namespace manager = controllers::manager;
+
+// Owns one controller and what it emits Events through, on a manager thread: the controller
+// runs until the manager stops, and is destroyed on that thread after the manager has shut the
+// informers down (their handlers point at it).
+template <typename Controller, typename Options>
+Status StartOwned(manager::ControllerContext& ctx, const char* name, const char* component,
+                  Options options) {
+  if (ctx.informers == nullptr) return InternalError(std::string(name) + " needs informers");
+  struct Owned {
+    std::unique_ptr<client::record::EventRecorder> recorder;
+    std::unique_ptr<controllers::endpointslice::RecorderEventSink> sink;
+    std::unique_ptr<Controller> controller;
+  };
+  auto owned = std::make_shared<Owned>();
+  owned->recorder = ctx.events.NewRecorder({.component = component});
+  owned->sink = std::make_unique<controllers::endpointslice::RecorderEventSink>(*owned->recorder);
+  owned->controller = std::make_unique<Controller>(*ctx.informers, ctx.client, *owned->sink,
+                                                   &ctx.metrics, ctx.clock, std::move(options));
+  owned->controller->Run();
+  ctx.spawn(name, [owned](std::stop_token stop) mutable {
+    std::mutex mu;
+    std::condition_variable_any cv;
+    std::unique_lock lock(mu);
+    cv.wait(lock, stop, [] { return false; });
+    owned->controller->Shutdown();
+  });
+  return Status::Ok();
+}
+
+Status StartEndpointSliceController(manager::ControllerContext& ctx) {
+  const auto& o = ctx.options.endpointslice;
+  controllers::endpointslice::EndpointSliceControllerOptions opts;
+  opts.workers = o.concurrent_service_endpoint_syncs;
+  opts.max_endpoints_per_slice = o.max_endpoints_per_slice;
+  opts.batch_period = o.endpointslice_updates_batch_period;
+  opts.rebalance = o.rebalance;
+  return StartOwned<controllers::endpointslice::EndpointSliceController>(
+      ctx, "endpointslice-controller", controllers::endpointslice::kEventComponent, opts);
+}
+
+Status StartEndpointsController(manager::ControllerContext& ctx) {
+  const auto& o = ctx.options.endpoint;
+  controllers::endpoints::EndpointsControllerOptions opts;
+  opts.workers = o.concurrent_endpoint_syncs;
+  opts.batch_period = o.endpoint_updates_batch_period;
+  return StartOwned<controllers::endpoints::EndpointsController>(
+      ctx, "endpoint-controller", controllers::endpoints::kEventComponent, opts);
+}
+
+Status StartMirroringController(manager::ControllerContext& ctx) {
+  const auto& o = ctx.options.mirroring;
+  controllers::mirroring::MirroringControllerOptions opts;
+  opts.workers = o.mirroring_concurrent_service_endpoint_syncs;
+  opts.max_endpoints_per_subset = o.mirroring_max_endpoints_per_subset;
+  opts.batch_period = o.mirroring_endpointslice_updates_batch_period;
+  return StartOwned<controllers::mirroring::MirroringController>(
+      ctx, "endpointslicemirroring-controller", controllers::mirroring::kEventComponent, opts);
+}
+
+}  // namespace
+
+Status RegisterControllers(manager::ControllerRegistry& registry) {
+  SVC_RETURN_IF_ERROR(manager::RegisterBuiltinControllers(registry));
+  // kube-controller-manager's names, with the short aliases its --controllers also accepts.
+  SVC_RETURN_IF_ERROR(
+      registry.Register({"endpoint-controller", StartEndpointsController, false, {"endpoint"}}));
+  SVC_RETURN_IF_ERROR(registry.Register(
+      {"endpointslice-controller", StartEndpointSliceController, false, {"endpointslice"}}));
+  SVC_RETURN_IF_ERROR(registry.Register({"endpointslicemirroring-controller",
+                                         StartMirroringController,
+                                         false,
+                                         {"endpointslicemirroring"}}));
   return Status::Ok();
 }
 

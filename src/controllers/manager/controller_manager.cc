@@ -92,8 +92,11 @@ Status ControllerManager::Run(std::stop_token stop) {
   } else {
     Lead(token);
   }
-  JoinControllerThreads();
+  // Informers stop delivering first: controller threads own their controllers, whose handlers
+  // stay registered with the informers (the contract has no removal), so a controller may only
+  // be destroyed (its thread ending) once no handler can run any more.
   if (informers_ != nullptr) informers_->Shutdown();
+  JoinControllerThreads();
   broadcaster_->Shutdown();
   std::lock_guard<std::mutex> l(mu_);
   if (!start_error_.ok()) return start_error_;

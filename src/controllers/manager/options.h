@@ -36,6 +36,8 @@ struct EndpointSliceControllerOptions {
   int concurrent_service_endpoint_syncs = 5;
   int max_endpoints_per_slice = 100;
   Duration endpointslice_updates_batch_period{0};
+  // --endpointslice-rebalance (svcplane's own): keep each Service's slices compact after churn.
+  bool rebalance = false;
 };
 
 // --mirroring-concurrent-service-endpoint-syncs, --mirroring-max-endpoints-per-subset,
