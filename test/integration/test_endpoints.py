@@ -3,8 +3,7 @@
 Pods get their status through the status subresource (podIP(s), Ready, deletionTimestamp for
 terminating), as a kubelet would; results are read with `kubectl get -o json`.
 
-Needs the controllers wired into `svcplane serve` (the lead's step); register this suite in
-test/CMakeLists.txt's foreach list (`endpoints`) once they are.
+The server runs with dual-stack service ranges; single-stack Services are unaffected.
 """
 
 import json
@@ -33,7 +32,9 @@ def wait_for(fn, timeout=WAIT, interval=0.2):
 class Controllers(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.srv = harness.Server()
+        # Dual-stack service ranges, so RequireDualStack Services get both families.
+        cls.srv = harness.Server(
+            extra_args=["--service-cluster-ip-range", "10.96.0.0/12,fd00:10:96::/112"])
         try:
             cls.srv.start()
             cls.api = cls.srv.api_client()
@@ -120,6 +121,23 @@ class Controllers(unittest.TestCase):
         self.assertTrue(wait_for(lambda: any(
             e["targetRef"]["name"] == "web-0" and e["conditions"]["terminating"]
             for s in self.slices("web") for e in s.get("endpoints") or [])))
+
+    def test_dual_stack_service_gets_one_slice_per_family(self):
+        self.service("dual", {"app": "dual"}, ip_family_policy="RequireDualStack")
+        svc = self.core.read_namespaced_service("dual", NS)
+        self.assertEqual(svc.spec.ip_families, ["IPv4", "IPv6"])
+        self.assertEqual(len(svc.spec.cluster_i_ps), 2)
+        self.pod("dual-0", "dual", "10.2.0.1", ips=["10.2.0.1", "fd00:10:244::1"])
+        slices = wait_for(lambda: (lambda s: s if len(s) == 2 and self.count(s) == 2 else None)(
+            self.slices("dual")))
+        self.assertTrue(slices, self.srv.log_tail())
+        by_type = {s["addressType"]: s for s in slices}
+        self.assertEqual(sorted(by_type), ["IPv4", "IPv6"])
+        self.assertEqual(by_type["IPv4"]["endpoints"][0]["addresses"], ["10.2.0.1"])
+        self.assertEqual(by_type["IPv6"]["endpoints"][0]["addresses"], ["fd00:10:244::1"])
+        # The Endpoints API lists the primary family only, as upstream.
+        ep = wait_for(lambda: self.endpoints("dual"))
+        self.assertEqual([a["ip"] for a in ep["subsets"][0]["addresses"]], ["10.2.0.1"])
 
     def test_250_pods_make_3_slices_and_deleting_the_service_removes_them(self):
         self.service("big", {"app": "big"})
