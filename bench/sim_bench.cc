@@ -197,6 +197,9 @@ int main(int argc, char** argv) {
   app.add_option("--heartbeat-workers", opts.heartbeat_workers, "simulator Lease writers");
   app.add_option("--steady-seconds", steady_seconds, "steady-state CPU window");
   app.add_option("--timeout-seconds", timeout_seconds, "give up waiting for Ready after");
+  bool recreate = false;
+  app.add_flag("--recreate-binding", recreate,
+               "bind by delete + create (RecreateBinder) instead of pods/binding");
   CLI11_PARSE(app, argc, argv);
   SetLogLevel("warn").IgnoreError();
 
@@ -217,7 +220,10 @@ int main(int argc, char** argv) {
       std::shared_ptr<client::transport::HttpTransport>(std::move(*https)));
   auto factory = client::informers::MakeInformerFactory(*cs, {});
   client::informers::InformerFactory& informers = *factory;
-  auto simulator = std::make_unique<sim::Simulator>(*cs, informers, opts);
+  std::unique_ptr<sim::Binder> binder;
+  if (recreate) binder = std::make_unique<sim::RecreateBinder>(*cs);
+  auto simulator = std::make_unique<sim::Simulator>(*cs, informers, opts,
+                                                    svcplane::RealClock::Get(), std::move(binder));
   informers.Start();
 
   const auto t_nodes = SteadyClock::now();

@@ -70,7 +70,7 @@ std::vector<ResourceInfo> MakeResources() {
                kAllVerbs,
                {"po"},
                {"all"},
-               {Sub{"status", kStatusVerbs}},
+               {Sub{"binding", {"create"}, "Binding"}, Sub{"status", kStatusVerbs}},
                "/registry/pods"});
   r.push_back({"",
                "v1",

@@ -23,6 +23,7 @@ struct ResourceInfo {
   struct Subresource {
     std::string_view name;
     std::vector<std::string_view> verbs;
+    std::string_view kind = {};  // what it takes and returns, if not the resource's kind
   };
   std::vector<Subresource> subresources;
   // etcd-compatible storage prefix, without the trailing slash: "/registry/pods".

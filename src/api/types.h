@@ -3,6 +3,7 @@
 // Every kind svcplane serves, and their List kinds.
 
 #include "api/coordination/v1/lease.h"
+#include "api/core/v1/binding.h"
 #include "api/core/v1/endpoints.h"
 #include "api/core/v1/event.h"
 #include "api/core/v1/namespace.h"

@@ -63,13 +63,30 @@ Status RecreateBinder::Bind(const core::Pod& pod, const std::string& node_name) 
   return created.status();
 }
 
+Status ClientBinder::Bind(const core::Pod& pod, const std::string& node_name) {
+  if (!unsupported_.load(std::memory_order_relaxed)) {
+    Status st =
+        cs_.BindPod(pod.metadata.namespace_, pod.metadata.name, node_name, pod.metadata.uid);
+    const bool no_subresource =
+        st.code() == Code::kMethodNotAllowed ||
+        (st.code() == Code::kNotFound &&
+         st.message() == "the server could not find the requested resource");
+    if (!no_subresource) return st;
+    if (!unsupported_.exchange(true)) {
+      spdlog::warn("sim: pods/binding not served ({}); binding by recreating Pods instead",
+                   st.ToString());
+    }
+  }
+  return fallback_.Bind(pod, node_name);
+}
+
 Simulator::Simulator(client::Clientset& cs, client::informers::InformerFactory& informers,
                      SimOptions opts, const Clock& clock, std::unique_ptr<Binder> binder)
     : cs_(cs),
       informers_(informers),
       opts_(std::move(opts)),
       clock_(clock),
-      binder_(binder ? std::move(binder) : std::make_unique<RecreateBinder>(cs)),
+      binder_(binder ? std::move(binder) : std::make_unique<ClientBinder>(cs)),
       heartbeats_(cs.Leases(), &cs.Nodes(), opts_, clock, /*seed=*/0x5eed),
       queue_(client::QueueConfig{"", nullptr, &clock}) {
   RegisterHandlers();

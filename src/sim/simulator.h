@@ -11,11 +11,11 @@
 // informer interface cannot remove handlers, so shut the factory down before destroying the
 // Simulator.
 //
-// Binding: the API server has no pods/binding subresource yet and, like Kubernetes, forbids
-// changing spec.nodeName by update, so the default Binder recreates the unscheduled Pod with
-// spec.nodeName set (delete with its UID as precondition and grace 0, then create). Its name,
-// labels and spec are kept; its UID changes. Swap in a pods/binding Binder when the server has
-// one.
+// Binding: as kube-scheduler, through the pods/binding subresource (ClientBinder: one write, the
+// Pod keeps its UID). Against a server without it (Kubernetes forbids changing spec.nodeName by
+// update) the binder falls back to recreating the unscheduled Pod with spec.nodeName set
+// (RecreateBinder: delete with its UID as precondition and grace 0, then create; name, labels
+// and spec are kept, the UID changes).
 
 #include <atomic>
 #include <condition_variable>
@@ -53,6 +53,23 @@ class RecreateBinder final : public Binder {
 
  private:
   client::Clientset& cs_;
+};
+
+// pods/binding through Clientset::BindPod, with the Pod's UID as precondition. Switches to
+// RecreateBinder for good the first time the server (or clientset) shows it does not serve the
+// subresource: MethodNotAllowed, or NotFound with the API's generic "could not find the requested
+// resource" (a missing Pod is `pods "x" not found`). Safe from any thread.
+class ClientBinder final : public Binder {
+ public:
+  explicit ClientBinder(client::Clientset& cs) : cs_(cs), fallback_(cs) {}
+  Status Bind(const api::core::v1::Pod& pod, const std::string& node_name) override;
+  // Whether the fallback is in use (tests, logs).
+  bool recreating() const { return unsupported_.load(std::memory_order_relaxed); }
+
+ private:
+  client::Clientset& cs_;
+  RecreateBinder fallback_;
+  std::atomic<bool> unsupported_{false};
 };
 
 struct SimStats {

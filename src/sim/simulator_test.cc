@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "apiserver/loopback/testing/memory_clientset.h"
+#include "client/errors.h"
 #include "client/informers/informer_factory.h"
 #include "sim/node_factory.h"
 #include "sim/node_lifecycle.h"
@@ -64,7 +65,9 @@ class SimulatorTest : public ::testing::Test {
       c.name = "c";
       c.image = "nginx";
       p.spec.containers.push_back(c);
-      ASSERT_TRUE(api_.clients().Pods().Create(p).ok()) << i;
+      auto created = api_.clients().Pods().Create(p);
+      ASSERT_TRUE(created.ok()) << i;
+      created_uids_[p.metadata.name] = (*created)->metadata.uid;
     }
   }
   std::vector<client::ObjectPtr<core::Pod>> Pods() {
@@ -86,6 +89,7 @@ class SimulatorTest : public ::testing::Test {
   }
 
   apiserver::loopback::testing::MemoryClientset api_;
+  std::map<std::string, std::string> created_uids_;  // name -> uid the create returned
   SimOptions opts_;
   std::unique_ptr<client::informers::InformerFactory> informers_;
   std::unique_ptr<Simulator> sim_;
@@ -116,6 +120,78 @@ TEST_F(SimulatorTest, RegistersNodesWithLeasesAndRunsScheduledPods) {
   ASSERT_EQ(per_node.size(), 6u);
   for (const auto& [name, n] : per_node) EXPECT_EQ(n, 5) << name;
   EXPECT_EQ(sim_->Stats().pods_bound, 30);
+}
+
+TEST_F(SimulatorTest, BindsThroughPodsBindingKeepingTheUid) {
+  CreatePods(4);
+  ASSERT_TRUE(WaitFor([&] { return ReadyPods() == 4; }));
+  for (const auto& p : Pods()) {
+    EXPECT_FALSE(p->spec.node_name.empty());
+    EXPECT_EQ(p->metadata.uid, created_uids_.at(p->metadata.name))
+        << "recreated: " << p->metadata.name;
+  }
+  EXPECT_EQ(sim_->Stats().pods_bound, 4);
+}
+
+// A Clientset that does not implement BindPod (as a server without the subresource): the
+// default binder falls back to recreating the Pod.
+class NoBindingClientset final : public client::Clientset {
+ public:
+  explicit NoBindingClientset(client::Clientset& inner) : inner_(inner) {}
+  client::ResourceClient<core::Namespace>& Namespaces() override { return inner_.Namespaces(); }
+  client::ResourceClient<core::Service>& Services() override { return inner_.Services(); }
+  client::ResourceClient<core::Pod>& Pods() override { return inner_.Pods(); }
+  client::ResourceClient<core::Node>& Nodes() override { return inner_.Nodes(); }
+  client::ResourceClient<core::Endpoints>& Endpoints() override { return inner_.Endpoints(); }
+  client::ResourceClient<core::Event>& Events() override { return inner_.Events(); }
+  client::ResourceClient<api::discovery::v1::EndpointSlice>& EndpointSlices() override {
+    return inner_.EndpointSlices();
+  }
+  client::ResourceClient<api::coordination::v1::Lease>& Leases() override {
+    return inner_.Leases();
+  }
+
+ private:
+  client::Clientset& inner_;
+};
+
+TEST(ClientBinderTest, BindsInPlaceOrFallsBackToRecreate) {
+  apiserver::loopback::testing::MemoryClientset api;
+  api.CreateNamespace("default");
+  auto make_pod = [&](std::string name) {
+    core::Pod p;
+    p.metadata.namespace_ = "default";
+    p.metadata.name = std::move(name);
+    p.spec.containers.push_back({.name = "c", .image = "nginx"});
+    auto created = api.clients().Pods().Create(p);
+    EXPECT_TRUE(created.ok()) << created.status().ToString();
+    return *created;
+  };
+
+  ClientBinder in_place(api.clients());
+  auto a = make_pod("a");
+  ASSERT_TRUE(in_place.Bind(*a, "node-1").ok());
+  auto got = api.clients().Pods().Get("default", "a");
+  ASSERT_TRUE(got.ok());
+  EXPECT_EQ((*got)->spec.node_name, "node-1");
+  EXPECT_EQ((*got)->metadata.uid, a->metadata.uid);
+  EXPECT_FALSE(in_place.recreating());
+  // A bound Pod is not bound again; a missing one is NotFound (not "no subresource").
+  EXPECT_TRUE(client::IsConflict(in_place.Bind(*a, "node-2")));
+  core::Pod ghost = *a;
+  ghost.metadata.name = "ghost";
+  EXPECT_TRUE(client::IsNotFound(in_place.Bind(ghost, "node-1")));
+  EXPECT_FALSE(in_place.recreating());
+
+  NoBindingClientset old_server(api.clients());
+  ClientBinder fallback(old_server);
+  auto b = make_pod("b");
+  ASSERT_TRUE(fallback.Bind(*b, "node-3").ok());
+  EXPECT_TRUE(fallback.recreating());
+  got = api.clients().Pods().Get("default", "b");
+  ASSERT_TRUE(got.ok());
+  EXPECT_EQ((*got)->spec.node_name, "node-3");
+  EXPECT_NE((*got)->metadata.uid, b->metadata.uid);  // recreated
 }
 
 TEST_F(SimulatorTest, SilentZoneGoesUnknownAndItsPodsNotReadyThenRecovers) {

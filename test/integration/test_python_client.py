@@ -89,6 +89,41 @@ class PythonClient(unittest.TestCase):
             self.coord.patch_namespaced_lease("missing", NS, {"spec": {"holderIdentity": "x"}})
         self.assertEqual(cm.exception.status, 404)
 
+    def test_pod_binding(self):
+        pod = client.V1Pod(metadata=client.V1ObjectMeta(name="bind-me"),
+                           spec=client.V1PodSpec(containers=[
+                               client.V1Container(name="c", image="nginx:1.25")]))
+        uid = self.core.create_namespaced_pod(NS, pod).metadata.uid
+        body = client.V1Binding(metadata=client.V1ObjectMeta(name="bind-me"),
+                                target=client.V1ObjectReference(api_version="v1", kind="Node",
+                                                                name="node-a"))
+        # The answer is a Status, which the client would try to read as a V1Binding (a known
+        # client quirk, also against kube-apiserver): read it raw.
+        resp = self.core.create_namespaced_pod_binding("bind-me", NS, body,
+                                                       _preload_content=False)
+        self.assertEqual(resp.status, 201)
+        status = json.loads(resp.data)
+        self.assertEqual((status["kind"], status["status"], status["code"]),
+                         ("Status", "Success", 201))
+        got = self.core.read_namespaced_pod("bind-me", NS)
+        self.assertEqual(got.metadata.uid, uid)  # bound in place, not recreated
+        self.assertEqual(got.spec.node_name, "node-a")
+        scheduled = [c for c in got.status.conditions if c.type == "PodScheduled"]
+        self.assertEqual([c.status for c in scheduled], ["True"])
+        with self.assertRaises(ApiException) as cm:
+            self.core.create_namespaced_pod_binding("bind-me", NS, body,
+                                                    _preload_content=False)
+        self.assertEqual(cm.exception.status, 409)
+        self.assertEqual(json.loads(cm.exception.body)["message"],
+                         'Operation cannot be fulfilled on pods/binding "bind-me": '
+                         'pod bind-me is already assigned to node "node-a"')
+        with self.assertRaises(ApiException) as cm:
+            self.core.create_namespaced_pod_binding(
+                "nobody", NS, client.V1Binding(metadata=client.V1ObjectMeta(name="nobody"),
+                                               target=client.V1ObjectReference(name="node-a")),
+                _preload_content=False)
+        self.assertEqual(cm.exception.status, 404)
+
     def test_watch_resume_from_resource_version(self):
         start_rv = self.coord.list_namespaced_lease(NS).metadata.resource_version
         for i in range(3):

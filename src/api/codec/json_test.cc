@@ -175,6 +175,20 @@ TEST(JsonCodecTest, StatusObject) {
   EXPECT_TRUE(*back == st);
 }
 
+TEST(JsonTest, BindingAsTheSchedulerSendsIt) {
+  auto b = DecodeJson<core::v1::Binding>(
+      R"({"apiVersion":"v1","kind":"Binding","metadata":{"name":"p","namespace":"ns"},)"
+      R"("target":{"apiVersion":"v1","kind":"Node","name":"n"}})");
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  EXPECT_EQ(b->metadata.name, "p");
+  EXPECT_EQ(b->metadata.namespace_, "ns");
+  EXPECT_EQ(b->target.kind, "Node");
+  EXPECT_EQ(b->target.name, "n");
+  EXPECT_EQ(EncodeJson(*b),
+            R"({"kind":"Binding","apiVersion":"v1","metadata":{"name":"p","namespace":"ns",)"
+            R"("creationTimestamp":null},"target":{"kind":"Node","name":"n","apiVersion":"v1"}})");
+}
+
 TEST(TimeTest, FormatsAndParses) {
   EXPECT_EQ(meta::FormatRFC3339(0), "1970-01-01T00:00:00Z");
   EXPECT_EQ(meta::FormatRFC3339(1714557600), "2024-05-01T10:00:00Z");

@@ -68,6 +68,7 @@ TEST(ProtobufSchemaTest, EveryModelledFieldNumberMatchesUpstream) {
   CheckKind<coordination::v1::Lease>();
   std::set<std::string> seen;
   CheckNumbers<meta::StatusObject>(&seen);
+  CheckNumbers<core::v1::Binding>(&seen);
 }
 
 TEST(ProtobufSchemaTest, ParsesOurProtoText) {
@@ -284,6 +285,24 @@ TEST(ProtobufTest, TimesKeepTheirPrecision) {
   EXPECT_EQ(back->event_time, ev.event_time);
   EXPECT_EQ(back->series->last_observed_time, ev.series->last_observed_time);
   EXPECT_TRUE(back->last_timestamp.IsZero());
+}
+
+// What kube-scheduler POSTs to pods/{name}/binding when it speaks protobuf.
+TEST(ProtobufTest, BindingRoundTrips) {
+  core::v1::Binding b;
+  b.metadata.name = "p";
+  b.metadata.namespace_ = "ns";
+  b.metadata.uid = "u-1";
+  b.target.kind = "Node";
+  b.target.name = "n1";
+  auto back = DecodeProtobuf<core::v1::Binding>(EncodeProtobuf(b, "v1", "Binding"));
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(back->kind, "Binding");
+  EXPECT_EQ(back->api_version, "v1");
+  EXPECT_EQ(back->metadata.name, "p");
+  EXPECT_EQ(back->metadata.uid, "u-1");
+  EXPECT_EQ(back->target.kind, "Node");
+  EXPECT_EQ(back->target.name, "n1");
 }
 
 TEST(ProtobufTest, WatchFrames) {

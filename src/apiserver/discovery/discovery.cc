@@ -61,14 +61,14 @@ json::object ApiGroup(std::string_view group) {
 }
 
 json::object ApiResource(const ResourceInfo& r, std::string_view sub,
-                         const std::vector<std::string_view>& verbs) {
+                         const std::vector<std::string_view>& verbs, std::string_view kind) {
   json::object o;
   o["name"] =
       sub.empty() ? std::string(r.resource) : std::string(r.resource) + "/" + std::string(sub);
   // Upstream writes "" for subresources; the Python client rejects a missing singularName.
   o["singularName"] = sub.empty() ? Js(r.singular) : "";
   o["namespaced"] = r.namespaced;
-  o["kind"] = Js(r.kind);
+  o["kind"] = Js(kind);
   o["verbs"] = Strings(verbs);
   if (sub.empty()) {
     if (!r.short_names.empty()) o["shortNames"] = Strings(r.short_names);
@@ -88,8 +88,10 @@ std::string ResourceListJson(std::string_view group, std::string_view version) {
   json::array resources;
   for (const auto& r : api::AllResources()) {
     if (r.group != group || r.version != version) continue;
-    resources.push_back(ApiResource(r, {}, r.verbs));
-    for (const auto& s : r.subresources) resources.push_back(ApiResource(r, s.name, s.verbs));
+    resources.push_back(ApiResource(r, {}, r.verbs, r.kind));
+    for (const auto& s : r.subresources) {
+      resources.push_back(ApiResource(r, s.name, s.verbs, s.kind.empty() ? r.kind : s.kind));
+    }
   }
   o["resources"] = std::move(resources);
   return json::serialize(o);
@@ -118,7 +120,7 @@ json::object DiscoveryResource(const ResourceInfo& r) {
     for (const auto& s : r.subresources) {
       json::object so;
       so["subresource"] = Js(s.name);
-      so["responseKind"] = ResponseKind(r.kind);
+      so["responseKind"] = ResponseKind(s.kind.empty() ? r.kind : s.kind);
       so["verbs"] = Strings(s.verbs);
       subs.push_back(std::move(so));
     }

@@ -82,7 +82,11 @@ TEST(DiscoveryTest, CoreResourceListMatchesUpstreamTable) {
   EXPECT_THAT(names,
               ::testing::ElementsAre("endpoints", "events", "namespaces", "namespaces/finalize",
                                      "namespaces/status", "nodes", "nodes/status", "pods",
-                                     "pods/status", "services", "services/status"));
+                                     "pods/binding", "pods/status", "services", "services/status"));
+  // kube-scheduler's way to assign a pod (upstream's api__v1.json entry).
+  EXPECT_EQ(json::serialize(*FindByKey(rs, "name", "pods/binding")),
+            R"({"name":"pods/binding","singularName":"","namespaced":true,"kind":"Binding",)"
+            R"("verbs":["create"]})");
   // Upstream's own bytes for the services entry (api/discovery/api__v1.json).
   EXPECT_EQ(json::serialize(*FindByKey(rs, "name", "services")),
             R"({"name":"services","singularName":"service","namespaced":true,"kind":"Service",)"
@@ -141,7 +145,9 @@ TEST(DiscoveryTest, AggregatedCoreDocument) {
             R"({"resource":"pods","responseKind":{"group":"","version":"","kind":"Pod"},)"
             R"("scope":"Namespaced","singularResource":"pod","verbs":["create","delete",)"
             R"("deletecollection","get","list","patch","update","watch"],"shortNames":["po"],)"
-            R"("categories":["all"],"subresources":[{"subresource":"status","responseKind":)"
+            R"("categories":["all"],"subresources":[{"subresource":"binding","responseKind":)"
+            R"({"group":"","version":"","kind":"Binding"},"verbs":["create"]},)"
+            R"({"subresource":"status","responseKind":)"
             R"({"group":"","version":"","kind":"Pod"},"verbs":["get","patch","update"]}]})");
   const auto* nodes = FindByKey(v.at("resources").as_array(), "resource", "nodes");
   EXPECT_EQ(nodes->at("scope").as_string(), "Cluster");

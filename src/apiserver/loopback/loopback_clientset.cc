@@ -5,6 +5,7 @@
 #include "api/selectors/field_labels.h"
 #include "api/selectors/field_selector.h"
 #include "api/selectors/label_selector.h"
+#include "apiserver/registry/binding.h"
 #include "base/check.h"
 
 namespace svcplane::apiserver::loopback {
@@ -226,7 +227,8 @@ class LoopbackClientset final : public client::Clientset {
         endpoints_(r.endpoints, &options_),
         events_(r.events, &options_),
         slices_(r.endpoint_slices, &options_),
-        leases_(r.leases, &options_) {}
+        leases_(r.leases, &options_),
+        pods_registry_(r.pods) {}
 
   client::ResourceClient<Namespace>& Namespaces() override { return namespaces_; }
   client::ResourceClient<Service>& Services() override { return services_; }
@@ -236,6 +238,18 @@ class LoopbackClientset final : public client::Clientset {
   client::ResourceClient<Event>& Events() override { return events_; }
   client::ResourceClient<EndpointSlice>& EndpointSlices() override { return slices_; }
   client::ResourceClient<Lease>& Leases() override { return leases_; }
+
+  Status BindPod(std::string_view ns, std::string_view name, std::string_view node,
+                 std::string_view uid) override {
+    api::core::v1::Binding b;
+    b.metadata.name = std::string(name);
+    b.metadata.namespace_ = std::string(ns);
+    b.metadata.uid = std::string(uid);
+    b.target.kind = "Node";
+    b.target.name = std::string(node);
+    auto bound = registry::BindPod(*pods_registry_, ns, name, b, {});
+    return bound.ok() ? Status::Ok() : bound.status();
+  }
 
  private:
   const LoopbackOptions options_;
@@ -247,6 +261,7 @@ class LoopbackClientset final : public client::Clientset {
   LoopbackResourceClient<Event> events_;
   LoopbackResourceClient<EndpointSlice> slices_;
   LoopbackResourceClient<Lease> leases_;
+  registry::Registry<Pod>* pods_registry_;
 };
 
 }  // namespace

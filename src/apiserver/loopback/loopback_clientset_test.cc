@@ -282,9 +282,23 @@ TEST(LoopbackServerTest, LoopbackAndRestAgree) {
   auto rest_list = (*rest)->Pods().List("default");
   auto local_list = local.Pods().List("default");
   ASSERT_TRUE(rest_list.ok() && local_list.ok());
-  EXPECT_EQ(rest_list->items.size(), 2u);
+  EXPECT_EQ(rest_list->items.size(), 2u);  // before bound-by-rest below
   EXPECT_EQ(rest_list->resource_version, local_list->resource_version);
   EXPECT_TRUE(client::IsNotFound(local.Pods().Create(MakePod("x", "web", "missing")).status()));
+
+  // pods/binding both ways: in place (same uid), once.
+  ASSERT_TRUE(local.BindPod("default", "from-loopback", "node-1", (*a)->metadata.uid).ok());
+  auto bound = (*rest)->Pods().Get("default", "from-loopback");
+  ASSERT_TRUE(bound.ok());
+  EXPECT_EQ((*bound)->spec.node_name, "node-1");
+  EXPECT_EQ((*bound)->metadata.uid, (*a)->metadata.uid);
+  EXPECT_TRUE(client::IsConflict((*rest)->BindPod("default", "from-loopback", "node-2")));
+  auto c = (*rest)->Pods().Create(MakePod("bound-by-rest"));
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_TRUE(client::IsConflict(local.BindPod("default", "bound-by-rest", "n", "wrong-uid")));
+  ASSERT_TRUE((*rest)->BindPod("default", "bound-by-rest", "node-2", (*c)->metadata.uid).ok());
+  EXPECT_EQ((*local.Pods().Get("default", "bound-by-rest"))->spec.node_name, "node-2");
+  EXPECT_TRUE(client::IsNotFound(local.BindPod("default", "nobody", "node-1")));
   ASSERT_TRUE(local.Pods().Delete("default", "from-rest").ok());
   EXPECT_TRUE(client::IsNotFound((*rest)->Pods().Get("default", "from-rest").status()));
   (*srv)->Shutdown();

@@ -167,6 +167,36 @@ class Registry {
     return ConflictError(ConflictMessage<T>(name));
   }
 
+  // Storage's GuaranteedUpdate with a SimpleUpdate function, as upstream's subresources that
+  // write the stored object directly (pods/binding): `mutate` edits a fresh copy of the current
+  // object after every storage conflict; no strategy, validation or write hooks run. An error
+  // from `mutate` is returned as is; a missing object is NotFound in kube-apiserver's words.
+  // `preconditions` are checked against each fresh copy (upstream: storage.Preconditions).
+  Result<Object<T>> GuaranteedUpdate(std::string_view ns, std::string_view name,
+                                     const UpdatePreconditions& preconditions,
+                                     const std::function<Status(T&)>& mutate,
+                                     const WriteOptions& wo) {
+    for (int attempt = 0; attempt < kMaxRetries; ++attempt) {
+      auto cur = ctx_.store->Get(Key(ns, name));
+      if (!cur.ok()) return MapStoreError<T>(cur.status(), name);
+      auto current = memo_.Materialize(*cur);
+      if (!current.ok()) return current.status();
+      const T& old = *current->obj;
+      SVC_RETURN_IF_ERROR(CheckPreconditions(cur->key, old, preconditions));
+      T n = old;
+      SVC_RETURN_IF_ERROR(mutate(n));
+      FillTypeMeta(n);
+      auto bytes = Encode(n);
+      if (*bytes == *cur->value) return *current;  // nothing to write: same RV, no event
+      if (wo.dry_run) return Unstored(std::move(n));
+      auto kv = ctx_.store->Update(cur->key, bytes, cur->mod_revision);
+      if (kv.ok()) return memo_.Materialize(*kv);
+      auto st = RetryOrMap(kv.status(), /*pinned=*/false, name);
+      if (st.code() != kRetry) return st;
+    }
+    return ConflictError(ConflictMessage<T>(name));
+  }
+
   // PATCH: the patch is re-applied to a fresh copy after every storage conflict, so concurrent
   // patches never conflict unless the patch itself pins a resourceVersion.
   Result<Object<T>> Patch(std::string_view ns, std::string_view name, Subresource sub,
@@ -269,6 +299,7 @@ class Registry {
   }
 
   storage::Store& store() { return *ctx_.store; }
+  int64_t now_micros() const { return ctx_.now_micros(); }
   ObjectMemo<T>& memo() { return memo_; }
 
  private:
@@ -356,6 +387,23 @@ class Registry {
     if (!kv.ok()) return RetryOrMap(kv.status(), pinned, n.metadata.name);
     finish.stored = true;
     return memo_.Materialize(*kv);
+  }
+
+  // As the etcd3 store's checkPreconditions, worded as InterpretUpdateError reports it.
+  static Status CheckPreconditions(const std::string& key, const T& obj,
+                                   const UpdatePreconditions& pre) {
+    std::string failed;
+    if (pre.uid && *pre.uid != obj.metadata.uid) {
+      failed = "Precondition failed: UID in precondition: " + *pre.uid +
+               ", UID in object meta: " + obj.metadata.uid;
+    } else if (pre.resource_version && *pre.resource_version != obj.metadata.resource_version) {
+      failed = "Precondition failed: ResourceVersion in precondition: " + *pre.resource_version +
+               ", ResourceVersion in object meta: " + obj.metadata.resource_version;
+    }
+    if (failed.empty()) return Status::Ok();
+    return ConflictError("Operation cannot be fulfilled on " + QualifiedResource<T>() + " \"" +
+                         obj.metadata.name + "\": StorageError: invalid object, Code: 4, Key: " +
+                         key + ", ResourceVersion: 0, AdditionalErrorMsg: " + failed);
   }
 
   // Calls the write hook's callback once, with whether the write reached storage.

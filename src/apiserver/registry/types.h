@@ -48,6 +48,12 @@ struct WriteOptions {
   bool dry_run = false;
 };
 
+// Conditions the stored object must meet for a write to go ahead (storage.Preconditions).
+struct UpdatePreconditions {
+  std::optional<std::string> uid;
+  std::optional<std::string> resource_version;
+};
+
 struct DeleteOptions {
   std::optional<int64_t> grace_period_seconds;
   std::string propagation_policy;  // "", "Orphan", "Background", "Foreground"

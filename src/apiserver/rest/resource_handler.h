@@ -1,7 +1,7 @@
 #pragma once
 
 // REST verbs of one resource over its registry (api-wire §2): get, list, watch, create, update,
-// patch, delete, deletecollection, and the status/finalize subresources.
+// patch, delete, deletecollection, the status/finalize subresources and pods/binding.
 
 #include <chrono>
 #include <memory>
@@ -14,6 +14,7 @@
 #include "api/codec/protobuf.h"
 #include "api/codec/yaml.h"
 #include "apiserver/http/handler.h"
+#include "apiserver/registry/binding.h"
 #include "apiserver/registry/registry.h"
 #include "apiserver/rest/query.h"
 #include "apiserver/rest/request_info.h"
@@ -78,7 +79,12 @@ class ResourceHandler final : public Endpoint {
     Result<http::Reply> r = Status(Code::kMethodNotAllowed,
                                    "the server does not allow this method on the requested "
                                    "resource");
-    if (m == "GET") {
+    if (info.subresource == "binding") {
+      // POST only; creates nothing, assigns the pod (upstream's BindingREST).
+      if constexpr (std::is_same_v<T, api::core::v1::Pod>) {
+        if (m == "POST") return Bind(req, info);
+      }
+    } else if (m == "GET") {
       if (info.name.empty() || QueryBool(req, "watch")) {
         r = ListOrWatch(req, info);
       } else {
@@ -292,6 +298,58 @@ class ResourceHandler final : public Endpoint {
       return http::Reply(ErrorResponse(created.status(), Target(name), WantsProtobuf(req)));
     }
     return ObjectReply(req, 201, *created);
+  }
+
+  // POST pods/{name}/binding: answers 201 with a Success Status (code 201), as upstream's
+  // create handler does for a create that returns a Status.
+  http::Reply Bind(const http::Request& req, const RequestInfo& info) {
+    const bool protobuf = WantsProtobuf(req);
+    // Errors name the pod; a bad target names the Binding kind, a bind conflict pods/binding.
+    StatusTarget target{info.name, "", "pods", "Binding"};
+    auto fail = [&](const Status& st) {
+      StatusTarget t = target;
+      if (st.code() == Code::kConflict &&
+          st.message().starts_with("Operation cannot be fulfilled on pods/binding")) {
+        t.resource = "pods/binding";
+      }
+      return http::Reply(ErrorResponse(st, t, protobuf));
+    };
+    auto dry = ParseDryRun(req);
+    if (!dry.ok()) return fail(dry.status());
+    auto binding = [&]() -> Result<api::core::v1::Binding> {
+      if (IsProtobufBody(req)) return api::codec::DecodeProtobuf<api::core::v1::Binding>(req.body);
+      auto json = RequestBodyJson(req);
+      if (!json.ok()) return json.status();
+      return api::codec::DecodeJson<api::core::v1::Binding>(*json);
+    }();
+    if (!binding.ok()) {
+      if (binding.status().code() == Code::kUnsupportedMediaType) return fail(binding.status());
+      return fail(BadRequestError("Binding in version \"v1\" cannot be handled as a Binding: " +
+                                  binding.status().message()));
+    }
+    if (!binding->api_version.empty() && binding->api_version != "v1") {
+      return fail(BadRequestError("the API version in the data (" + binding->api_version +
+                                  ") does not match the expected API version (v1)"));
+    }
+    if (!binding->kind.empty() && binding->kind != "Binding") {
+      return fail(BadRequestError("the kind in the data (" + binding->kind +
+                                  ") does not match the expected kind (Binding)"));
+    }
+    if (binding->metadata.namespace_.empty()) binding->metadata.namespace_ = info.ns;
+    if (binding->metadata.namespace_ != info.ns) {
+      return fail(BadRequestError(
+          "the namespace of the provided object does not match the namespace sent on the "
+          "request"));
+    }
+    auto bound = registry::BindPod(*reg_, info.ns, info.name, *binding, {.dry_run = *dry});
+    if (!bound.ok()) return fail(bound.status());
+    api::meta::StatusObject ok;
+    ok.status = "Success";
+    ok.code = 201;
+    if (protobuf) {
+      return http::Reply(ProtobufResponse(201, api::codec::EncodeProtobuf(ok, "v1", "Status")));
+    }
+    return http::Reply(JsonResponse(201, api::codec::EncodeJson(ok)));
   }
 
   Result<http::Reply> Update(const http::Request& req, const RequestInfo& info) {

@@ -93,6 +93,17 @@ class Clientset {
   virtual ResourceClient<api::discovery::v1::EndpointSlice>& EndpointSlices() = 0;
   virtual ResourceClient<api::coordination::v1::Lease>& Leases() = 0;
 
+  // POST pods/{name}/binding, as kube-scheduler binds: sets the Pod's spec.nodeName in place
+  // (same uid, one write) and its PodScheduled condition. `uid`, if set, must be the Pod's.
+  // Errors as the API words them: NotFound (no such pod), Conflict (already assigned, or the uid
+  // differs). Clientsets that cannot bind (test fakes) answer MethodNotAllowed, as a server
+  // without the subresource would refuse the verb; callers may fall back on that.
+  virtual Status BindPod(std::string_view ns, std::string_view name, std::string_view node,
+                         std::string_view uid = "") {
+    (void)ns, (void)name, (void)node, (void)uid;
+    return Status(Code::kMethodNotAllowed, "this clientset does not implement pods/binding");
+  }
+
   // Generic access for templates (informers): For<Pod>() is Pods().
   template <typename T>
   ResourceClient<T>& For();

@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "api/codec/json.h"
 #include "client/errors.h"
 #include "client/transport/https_transport.h"
 #include "client/transport/testing/tls_test_server.h"
@@ -116,6 +117,23 @@ TEST_F(RestClientsetTest, VerbsUseTheKindsPaths) {
                   "GET /apis/coordination.k8s.io/v1/namespaces/kube-system/leases/l",
                   "GET /api/v1/nodes/n1",
                   "GET /apis/discovery.k8s.io/v1/namespaces/default/endpointslices/s"));
+}
+
+TEST_F(RestClientsetTest, BindPodPostsABinding) {
+  ASSERT_TRUE(clients_->BindPod("default", "a", "node-1", "uid-1").ok());
+  auto reqs = server_.requests();
+  ASSERT_EQ(reqs.size(), 1u);
+  const auto& r = reqs[0];
+  EXPECT_EQ(r.method + " " + r.target, "POST /api/v1/namespaces/default/pods/a/binding");
+  auto b = api::codec::DecodeJson<api::core::v1::Binding>(r.body);
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  EXPECT_EQ(b->kind, "Binding");
+  EXPECT_EQ(b->metadata.name, "a");
+  EXPECT_EQ(b->metadata.namespace_, "default");
+  EXPECT_EQ(b->metadata.uid, "uid-1");
+  EXPECT_EQ(b->target.kind, "Node");
+  EXPECT_EQ(b->target.name, "node-1");
+  EXPECT_TRUE(IsNotFound(clients_->BindPod("default", "missing", "node-1")));
 }
 
 TEST_F(RestClientsetTest, ListDecodesItemsAndListMeta) {

@@ -66,6 +66,7 @@ SVCPLANE_CORE(Endpoints)
 SVCPLANE_CORE(EventSource)
 SVCPLANE_CORE(EventSeries)
 SVCPLANE_CORE(Event)
+SVCPLANE_CORE(Binding)
 #undef SVCPLANE_CORE
 }  // namespace svcplane::api::core::v1
 

@@ -291,6 +291,8 @@ void AddResourcePaths(const api::ResourceInfo& r, std::string_view schema,
         sp["patch"] = std::move(op);
       }
     }
+    // pods/binding (create) takes a Binding, which the document does not describe: no path.
+    if (sp.empty()) continue;
     sp["parameters"] = scoped_params(true);
     (*paths)[item + "/" + std::string(sub.name)] = std::move(sp);
   }
