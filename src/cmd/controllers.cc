@@ -27,6 +27,10 @@ CLI::App* AddControllersCommand(CLI::App& app, ControllersFlags& f) {
   c->add_option("--kubeconfig", f.kubeconfig,
                 "kubeconfig file of the API server (empty: in-cluster service account)");
   c->add_option("--context", f.context, "kubeconfig context to use (default: current-context)");
+  c->add_option("--kube-api-content-type", f.kube_api_content_type,
+                "content type of requests sent to the API server")
+      ->check(CLI::IsMember({"application/vnd.kubernetes.protobuf", "application/json"}))
+      ->capture_default_str();
   c->add_option("--kube-api-qps", o.kube_api_qps, "QPS to the API server")->capture_default_str();
   c->add_option("--kube-api-burst", o.kube_api_burst, "burst to the API server")
       ->capture_default_str();
@@ -138,13 +142,16 @@ Result<std::unique_ptr<client::Clientset>> MakeClientset(const ControllersFlags&
   auto config = f.kubeconfig.empty() ? client::transport::InClusterConfig()
                                      : client::transport::LoadKubeconfig(f.kubeconfig, f.context);
   if (!config.ok()) return config.status();
+  auto content_type = client::transport::ParseContentType(f.kube_api_content_type);
+  if (!content_type.ok()) return content_type.status();
   config->qps = f.options.kube_api_qps;
   config->burst = f.options.kube_api_burst;
   config->user_agent = "svcplane-controller-manager";
   auto https = client::transport::HttpsTransport::Create(*config);
   if (!https.ok()) return https.status();
   return client::typed::MakeRestClientset(
-      std::shared_ptr<client::transport::HttpTransport>(std::move(*https)));
+      std::shared_ptr<client::transport::HttpTransport>(std::move(*https)),
+      {.content_type = *content_type});
 }
 
 }  // namespace

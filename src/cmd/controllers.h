@@ -14,6 +14,9 @@ namespace svcplane::cmd {
 struct ControllersFlags {
   std::string kubeconfig;  // "": in-cluster config
   std::string context;
+  // --kube-api-content-type: the encoding of requests to the API server, protobuf by default
+  // like kube-controller-manager.
+  std::string kube_api_content_type = "application/vnd.kubernetes.protobuf";
   controllers::manager::ControllerManagerOptions options;
   // Duration flags as written (Go syntax), parsed after CLI11 is done.
   std::string lease_duration = "15s";

@@ -21,6 +21,10 @@ CLI::App* AddSimulateCommand(CLI::App& app, SimulateFlags& f) {
       "simulate", "Simulate kwok-like nodes (scheduler, kubelet stand-in) against an API server");
   c->add_option("--kubeconfig", f.kubeconfig, "kubeconfig of the API server")->required();
   c->add_option("--context", f.context, "kubeconfig context (default: current-context)");
+  c->add_option("--kube-api-content-type", f.kube_api_content_type,
+                "content type of requests sent to the API server")
+      ->check(CLI::IsMember({"application/vnd.kubernetes.protobuf", "application/json"}))
+      ->capture_default_str();
   c->add_option("--nodes", f.options.nodes, "number of simulated nodes")->capture_default_str();
   c->add_option("--cluster-cidr", f.options.cluster_cidr,
                 "Pod CIDR split into one /24 per node (a /16 fits 256 nodes)")
@@ -53,8 +57,14 @@ int RunSimulate(SimulateFlags& f) {
     std::cerr << "svcplane simulate: " << https.status().message() << "\n";
     return 1;
   }
+  auto content_type = client::transport::ParseContentType(f.kube_api_content_type);
+  if (!content_type.ok()) {
+    std::cerr << "svcplane simulate: " << content_type.status().message() << "\n";
+    return 1;
+  }
   auto cs = client::typed::MakeRestClientset(
-      std::shared_ptr<client::transport::HttpTransport>(std::move(*https)));
+      std::shared_ptr<client::transport::HttpTransport>(std::move(*https)),
+      {.content_type = *content_type});
   auto informers = client::informers::MakeInformerFactory(*cs, {});
   auto simulator = std::make_unique<sim::Simulator>(*cs, *informers, f.options);
   informers->Start();

@@ -12,6 +12,7 @@ namespace svcplane::cmd {
 struct SimulateFlags {
   std::string kubeconfig;
   std::string context;
+  std::string kube_api_content_type = "application/vnd.kubernetes.protobuf";
   double kube_api_qps = -1;  // kwok-like: no client-side limit unless asked
   sim::SimOptions options;
 };

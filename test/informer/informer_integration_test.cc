@@ -1,5 +1,6 @@
 // Informers against a real API server (started in-process on 127.0.0.1:<free port> with a temp
-// data dir), followed over HTTPS with the REST Clientset built from the generated kubeconfig.
+// data dir), followed over HTTPS with the REST Clientset built from the generated kubeconfig,
+// once speaking JSON and once protobuf (--kube-api-content-type).
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -8,6 +9,8 @@
 #include <algorithm>
 #include <atomic>
 #include <filesystem>
+#include <mutex>
+#include <set>
 #include <thread>
 
 #include "apiserver/server/api_server.h"
@@ -25,6 +28,58 @@ using apiserver::server::ApiServer;
 using apiserver::server::ApiServerOptions;
 using client::ObjectPtr;
 using client::informers::SharedIndexInformer;
+using client::transport::ContentType;
+using client::transport::HttpRequest;
+using client::transport::HttpResponse;
+
+// Forwards to the HTTPS transport and records the media type of every response, so the tests
+// can tell what was on the wire.
+class RecordingTransport final : public client::transport::HttpTransport {
+ public:
+  explicit RecordingTransport(std::unique_ptr<client::transport::HttpTransport> inner)
+      : inner_(std::move(inner)) {}
+
+  Result<HttpResponse> Do(const HttpRequest& request) override {
+    auto r = inner_->Do(request);
+    if (r.ok()) Record("", *r);
+    return r;
+  }
+  Result<HttpResponse> Stream(const HttpRequest& request,
+                              const client::transport::LineHandler& on_line,
+                              client::CancelToken& cancel) override {
+    auto r = inner_->Stream(request, on_line, cancel);
+    if (r.ok()) Record("watch ", *r);
+    return r;
+  }
+  Result<HttpResponse> StreamBytes(const HttpRequest& request,
+                                   const client::transport::BytesHandler& on_bytes,
+                                   client::CancelToken& cancel) override {
+    auto r = inner_->StreamBytes(request, on_bytes, cancel);
+    if (r.ok()) Record("watch ", *r);
+    return r;
+  }
+
+  // "application/json", "watch application/vnd.kubernetes.protobuf;stream=watch", ...
+  std::set<std::string> seen() const {
+    std::lock_guard<std::mutex> l(mu_);
+    return seen_;
+  }
+
+ private:
+  void Record(const std::string& prefix, const HttpResponse& r) {
+    if (r.status < 200 || r.status >= 300) return;
+    std::lock_guard<std::mutex> l(mu_);
+    seen_.insert(prefix + r.Header("Content-Type"));
+  }
+
+  std::unique_ptr<client::transport::HttpTransport> inner_;
+  mutable std::mutex mu_;
+  std::set<std::string> seen_;
+};
+
+std::string Name(const ::testing::TestParamInfo<ContentType>& info) {
+  return info.param == ContentType::kProtobuf ? "Protobuf" : "Json";
+}
 
 struct TempDir {
   TempDir() {
@@ -52,14 +107,17 @@ std::unique_ptr<ApiServer> StartServer(const std::string& dir, uint16_t port, si
 
 // The REST Clientset from the server's kubeconfig, without the client-side QPS limit (the
 // test writes fast on purpose; the informer's own requests are what it exercises).
-std::unique_ptr<client::Clientset> RestClients(const std::string& kubeconfig) {
+std::unique_ptr<client::Clientset> RestClients(const std::string& kubeconfig,
+                                               ContentType content_type,
+                                               RecordingTransport** recorder = nullptr) {
   auto config = client::transport::LoadKubeconfig(kubeconfig);
   EXPECT_TRUE(config.ok()) << config.status().ToString();
   config->qps = -1;
   auto https = client::transport::HttpsTransport::Create(*config);
   EXPECT_TRUE(https.ok()) << https.status().ToString();
-  return client::typed::MakeRestClientset(
-      std::shared_ptr<client::transport::HttpTransport>(std::move(*https)));
+  auto recording = std::make_shared<RecordingTransport>(std::move(*https));
+  if (recorder) *recorder = recording.get();
+  return client::typed::MakeRestClientset(recording, {.content_type = content_type});
 }
 
 Pod MakePod(const std::string& name, int payload = 0) {
@@ -123,11 +181,89 @@ client::informers::ReflectorOptions FastRetries() {
 // server drops its watch (the 4 MiB stream buffer overflows) and the history (tiny here) moves
 // past its resourceVersion: the re-watch gets 410 Gone and the reflector relists. Handlers see
 // every change; the cache ends equal to a fresh list.
-TEST(InformerIntegrationTest, FollowsTenThousandPodsThroughStormsAndA410) {
+class InformerIntegrationTest : public ::testing::TestWithParam<ContentType> {};
+
+// Create, update, updateStatus and delete through the REST clientset, followed by an informer on
+// the same clientset; every response was in the content type asked for.
+TEST_P(InformerIntegrationTest, FollowsWritesInTheContentType) {
+  TempDir dir;
+  auto srv = StartServer(dir.path.string(), 0, 0);
+  ASSERT_NE(srv, nullptr);
+  RecordingTransport* recorder = nullptr;
+  auto rest = RestClients(srv->kubeconfig_path(), GetParam(), &recorder);
+  SharedIndexInformer<Pod> informer(rest->Pods(), {}, FastRetries());
+  std::atomic<int> adds{0}, updates{0}, deletes{0};
+  client::informers::ResourceEventHandler<Pod> h;
+  h.on_add = [&](const ObjectPtr<Pod>&, bool) { ++adds; };
+  h.on_update = [&](const ObjectPtr<Pod>&, const ObjectPtr<Pod>&) { ++updates; };
+  h.on_delete = [&](const ObjectPtr<Pod>&, bool) { ++deletes; };
+  auto reg = informer.AddEventHandler(h);
+  informer.Start();
+  ASSERT_TRUE(
+      informer.WaitForCacheSync(std::chrono::steady_clock::now() + std::chrono::seconds(30)));
+
+  auto& pods = rest->Pods();
+  for (int i = 0; i < 50; ++i) {
+    auto r = pods.Create(MakePod("w" + std::to_string(i), 100));
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    EXPECT_EQ((*r)->metadata.annotations.at("payload"), std::string(100, 'x'));
+  }
+  for (int i = 0; i < 20; ++i) {
+    auto got = pods.Get("default", "w" + std::to_string(i));
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    Pod p = **got;
+    p.metadata.labels["updated"] = "yes";
+    auto r = pods.Update(p);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    EXPECT_EQ((*r)->metadata.labels.at("updated"), "yes");
+    p = **r;
+    p.status.phase = "Running";
+    r = pods.UpdateStatus(p);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    EXPECT_EQ((*r)->status.phase, "Running");
+  }
+  auto patched = pods.Patch("default", "w20", client::PatchType::kMerge,
+                            R"({"metadata":{"labels":{"patched":"yes"}}})");
+  ASSERT_TRUE(patched.ok()) << patched.status().ToString();
+  EXPECT_EQ((*patched)->metadata.labels.at("patched"), "yes");
+  for (int i = 40; i < 50; ++i) {
+    ASSERT_TRUE(pods.Delete("default", "w" + std::to_string(i)).ok());
+  }
+  auto missing = pods.Get("default", "w49");
+  EXPECT_TRUE(client::IsNotFound(missing.status())) << missing.status().ToString();
+
+  std::vector<std::string> want;
+  ASSERT_TRUE(ConvergesToFreshList(pods, informer, std::chrono::seconds(30), &want));
+  EXPECT_EQ(want.size(), 40u);
+  auto cached = informer.lister().Get("default", "w3");
+  ASSERT_NE(cached, nullptr);
+  EXPECT_EQ(cached->metadata.labels.at("updated"), "yes");
+  EXPECT_EQ(cached->status.phase, "Running");
+  ASSERT_TRUE([&] {
+    for (int i = 0; i < 200 && !(adds == 50 && deletes == 10 && updates >= 41); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return adds == 50 && deletes == 10 && updates >= 41;
+  }()) << adds
+       << " " << updates << " " << deletes;
+  informer.Shutdown();
+
+  if (GetParam() == ContentType::kProtobuf) {
+    EXPECT_EQ(recorder->seen(),
+              (std::set<std::string>{"application/vnd.kubernetes.protobuf",
+                                     "watch application/vnd.kubernetes.protobuf;stream=watch"}));
+  } else {
+    EXPECT_EQ(recorder->seen(),
+              (std::set<std::string>{"application/json", "watch application/json"}));
+  }
+  srv->Shutdown();
+}
+
+TEST_P(InformerIntegrationTest, FollowsTenThousandPodsThroughStormsAndA410) {
   TempDir dir;
   auto srv = StartServer(dir.path.string(), 0, /*history=*/500);
   ASSERT_NE(srv, nullptr);
-  auto rest = RestClients(srv->kubeconfig_path());
+  auto rest = RestClients(srv->kubeconfig_path(), GetParam());
   client::Clientset& local = srv->loopback();
 
   std::atomic<bool> stall{false};
@@ -194,7 +330,7 @@ TEST(InformerIntegrationTest, FollowsTenThousandPodsThroughStormsAndA410) {
 
 // The server goes away mid-watch and comes back on the same port and data: the reflector backs
 // off while it is down, reconnects, and the cache catches up with what changed meanwhile.
-TEST(InformerIntegrationTest, SurvivesAServerRestartMidWatch) {
+TEST_P(InformerIntegrationTest, SurvivesAServerRestartMidWatch) {
   TempDir dir;
   auto srv = StartServer(dir.path.string(), 0, 0);
   ASSERT_NE(srv, nullptr);
@@ -203,7 +339,7 @@ TEST(InformerIntegrationTest, SurvivesAServerRestartMidWatch) {
   for (int i = 0; i < 200; ++i)
     ASSERT_TRUE(srv->loopback().Pods().Create(MakePod("a" + std::to_string(i))).ok());
 
-  auto rest = RestClients(kubeconfig);
+  auto rest = RestClients(kubeconfig, GetParam());
   SharedIndexInformer<Pod> informer(rest->Pods(), {}, FastRetries());
   informer.Start();
   ASSERT_TRUE(
@@ -232,6 +368,9 @@ TEST(InformerIntegrationTest, SurvivesAServerRestartMidWatch) {
   informer.Shutdown();
   srv->Shutdown();
 }
+
+INSTANTIATE_TEST_SUITE_P(ContentTypes, InformerIntegrationTest,
+                         ::testing::Values(ContentType::kJson, ContentType::kProtobuf), Name);
 
 }  // namespace
 }  // namespace svcplane

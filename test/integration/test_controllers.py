@@ -250,6 +250,19 @@ class ControllersTest(unittest.TestCase):
         self.assertEqual(c.get("/readyz"), (200, "ok"))
         self.assertEqual(c.stop(), 0)
 
+    def test_kube_api_content_type_json_and_protobuf(self):
+        # Leader election reads and writes the Lease in either encoding (protobuf is the
+        # default, as kube-controller-manager's).
+        for ct in ("application/json", "application/vnd.kubernetes.protobuf"):
+            c = self.start("--kube-api-content-type", ct, *ELECTION_FLAGS,
+                           name=ct.rsplit("/", 1)[1])
+            self.wait_holder(c.identity(), 20)
+            self.assertEqual(c.wait_http(), (200, "ok"))
+            self.assertEqual(c.stop(), 0)
+        bad = self.start("--kube-api-content-type", "application/yaml", name="bad")
+        self.assertNotEqual(bad.proc.wait(30), 0)
+        self.assertIn("--kube-api-content-type", bad.log())
+
     def test_bad_flags_are_refused(self):
         for args, text in [
             (["--controllers", "*,-nope"], '"nope" is not in the list of known controllers'),

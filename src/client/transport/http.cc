@@ -11,6 +11,11 @@ std::string HttpResponse::Header(std::string_view name) const {
   return "";
 }
 
+Result<HttpResponse> HttpTransport::StreamBytes(const HttpRequest&, const BytesHandler&,
+                                                CancelToken&) {
+  return Status(Code::kMethodNotAllowed, "this transport cannot stream raw bytes");
+}
+
 void CancelToken::Cancel() {
   std::lock_guard<std::mutex> l(mu_);
   if (cancelled_) return;

@@ -59,6 +59,9 @@ class CancelToken {
 
 // Called with each line of a streamed body (without the newline). Return false to stop reading.
 using LineHandler = std::function<bool(std::string_view line)>;
+// Called with the response head (status, headers, empty body) and then each chunk of a streamed
+// body as it arrives (a chunk may hold part of an event or several). Return false to stop.
+using BytesHandler = std::function<bool(const HttpResponse& head, std::string_view chunk)>;
 
 // A connection to one API server. Implementations add authentication, rate limiting and
 // connection reuse. Safe from any thread.
@@ -75,6 +78,11 @@ class HttpTransport {
   // the stream, `on_line` returns false, or `cancel` fires. A non-2xx response is returned whole.
   virtual Result<HttpResponse> Stream(const HttpRequest& request, const LineHandler& on_line,
                                       CancelToken& cancel) = 0;
+
+  // As Stream, but hands the raw body bytes: protobuf watches are length-prefixed frames, not
+  // lines. The default says the transport cannot (kMethodNotAllowed); callers fall back to JSON.
+  virtual Result<HttpResponse> StreamBytes(const HttpRequest& request, const BytesHandler& on_bytes,
+                                           CancelToken& cancel);
 };
 
 }  // namespace svcplane::client::transport

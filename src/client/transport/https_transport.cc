@@ -290,7 +290,9 @@ struct HttpsTransport::Impl {
 
   // One request with one set of credentials; retries once on a stale pooled connection.
   Result<HttpResponse> RoundTrip(const HttpRequest& in, const Credentials& creds,
-                                 const LineHandler* on_line, CancelToken* cancel) {
+                                 const LineHandler* on_line, const BytesHandler* on_bytes,
+                                 CancelToken* cancel) {
+    const bool streaming = on_line != nullptr || on_bytes != nullptr;
     auto tls_ctx = use_tls ? Context(creds) : Result<std::shared_ptr<ssl::context>>(nullptr);
     if (!tls_ctx.ok()) return tls_ctx.status();
     auto req = BuildRequest(in, creds);
@@ -300,7 +302,7 @@ struct HttpsTransport::Impl {
       if (!conn.ok()) return conn.status();
       Conn& c = **conn;
       http::response_parser<http::string_body> parser;
-      parser.body_limit(on_line ? std::numeric_limits<uint64_t>::max() : kMaxBodyBytes);
+      parser.body_limit(streaming ? std::numeric_limits<uint64_t>::max() : kMaxBodyBytes);
       parser.header_limit(kMaxHeaderBytes);
       Attempt a = SendAndReadHeader(c, req, parser, reused);
       if (!a.status.ok()) {
@@ -308,7 +310,8 @@ struct HttpsTransport::Impl {
         return a.status;
       }
       const int code = parser.get().result_int();
-      if (on_line != nullptr && code >= 200 && code < 300) {
+      if (streaming && code >= 200 && code < 300) {
+        if (on_bytes != nullptr) return ReadBytes(c, parser, *on_bytes, *cancel);
         return ReadStream(c, parser, *on_line, *cancel);
       }
       c.tcp().expires_after(config.timeout);
@@ -370,13 +373,47 @@ struct HttpsTransport::Impl {
     return out;
   }
 
+  // Delivers body bytes as they arrive (protobuf watch frames are not lines). The connection is
+  // not reused afterwards.
+  Result<HttpResponse> ReadBytes(Conn& c, http::response_parser<http::string_body>& parser,
+                                 const BytesHandler& on_bytes, CancelToken& cancel) {
+    c.tcp().expires_never();
+    auto registration = cancel.OnCancel([&c] {
+      asio::post(c.ioc, [&c] { c.tcp().cancel(); });
+      c.ioc.stop();
+    });
+    HttpResponse out = ToResponse(parser.get());
+    out.body.clear();
+    std::string& body = parser.get().body();
+    auto deliver = [&] {
+      if (body.empty()) return true;
+      const bool more = on_bytes(out, body);
+      // The parser appends at body.size(), so dropping delivered bytes is safe between reads.
+      body.clear();
+      return more;
+    };
+    if (!deliver()) return out;
+    while (!parser.is_done() && !cancel.cancelled()) {
+      error_code ec = c.WithStream([&](auto& s) {
+        return c.Run([&](auto h) { http::async_read_some(s, c.buffer, parser, h); });
+      });
+      if (!deliver()) return out;
+      if (cancel.cancelled()) break;
+      if (ec) {
+        return UnavailableError(
+            fmt::format("watch stream from {} ended: {}", host_header, ec.message()));
+      }
+    }
+    return out;
+  }
+
   Result<HttpResponse> Execute(const HttpRequest& in, const LineHandler* on_line,
-                               CancelToken* cancel) {
+                               const BytesHandler* on_bytes, CancelToken* cancel) {
     if (limiter) limiter->Wait();
     for (int auth_attempt = 0;; ++auth_attempt) {
       auto creds = credentials->Get();
       if (!creds.ok()) return creds.status();
-      auto res = RoundTrip(in, *creds, on_line, cancel);
+      auto res = RoundTrip(in, *creds, on_line, on_bytes, cancel);
       if (res.ok() && res->status == 401 && auth_attempt == 0 && credentials->OnUnauthorized()) {
         continue;
       }
@@ -415,12 +452,18 @@ HttpsTransport::HttpsTransport(std::unique_ptr<Impl> impl) : impl_(std::move(imp
 HttpsTransport::~HttpsTransport() = default;
 
 Result<HttpResponse> HttpsTransport::Do(const HttpRequest& request) {
-  return impl_->Execute(request, nullptr, nullptr);
+  return impl_->Execute(request, nullptr, nullptr, nullptr);
 }
 
 Result<HttpResponse> HttpsTransport::Stream(const HttpRequest& request, const LineHandler& on_line,
                                             CancelToken& cancel) {
-  return impl_->Execute(request, &on_line, &cancel);
+  return impl_->Execute(request, &on_line, nullptr, &cancel);
+}
+
+Result<HttpResponse> HttpsTransport::StreamBytes(const HttpRequest& request,
+                                                 const BytesHandler& on_bytes,
+                                                 CancelToken& cancel) {
+  return impl_->Execute(request, nullptr, &on_bytes, &cancel);
 }
 
 int HttpsTransport::ConnectionsOpened() const { return impl_->connections_opened.load(); }

@@ -36,6 +36,8 @@ class HttpsTransport final : public HttpTransport {
   Result<HttpResponse> Do(const HttpRequest& request) override;
   Result<HttpResponse> Stream(const HttpRequest& request, const LineHandler& on_line,
                               CancelToken& cancel) override;
+  Result<HttpResponse> StreamBytes(const HttpRequest& request, const BytesHandler& on_bytes,
+                                   CancelToken& cancel) override;
 
   // TCP connections opened so far (keep-alive reuse keeps this low).
   int ConnectionsOpened() const;

@@ -197,6 +197,14 @@ std::optional<int> RetryAfterFromResponse(const HttpResponse& r) {
 
 }  // namespace
 
+Result<ContentType> ParseContentType(std::string_view media_type) {
+  if (media_type == api::codec::kProtobufContentType) return ContentType::kProtobuf;
+  if (media_type == "application/json") return ContentType::kJson;
+  return InvalidError(fmt::format(
+      "content type \"{}\": want application/vnd.kubernetes.protobuf or application/json",
+      media_type));
+}
+
 std::string_view PatchContentType(PatchType type) {
   switch (type) {
     case PatchType::kJson:
@@ -313,16 +321,15 @@ bool RestClient::IsProtobufResponse(const HttpResponse& r) {
   return ct.substr(0, ct.find(';')) == api::codec::kProtobufContentType;
 }
 
-Result<HttpResponse> RestClient::SendTyped(std::string method, std::string target,
-                                           std::string body) {
+Result<HttpResponse> RestClient::SendNegotiated(std::string method, std::string target,
+                                                std::string body, std::string_view content_type) {
   HttpRequest req;
   req.method = std::move(method);
   req.target = std::move(target);
-  req.headers.emplace_back("Accept",
-                           std::string(api::codec::kProtobufContentType) + ", application/json");
-  if (!body.empty()) {
-    req.headers.emplace_back("Content-Type", std::string(api::codec::kProtobufContentType));
-  }
+  req.headers.emplace_back(
+      "Accept", protobuf_ ? std::string(api::codec::kProtobufContentType) + ", application/json"
+                          : std::string("application/json"));
+  if (!content_type.empty()) req.headers.emplace_back("Content-Type", std::string(content_type));
   req.body = std::move(body);
   for (int attempt = 0;; ++attempt) {
     auto res = transport_->Do(req);
@@ -394,7 +401,7 @@ Result<std::string> RestClient::Patch(const ResourceRef& ref, PatchType type, st
               PatchContentType(type));
 }
 
-Result<std::string> RestClient::Delete(const ResourceRef& ref, const DeleteOptions& options) {
+std::string RestClient::DeleteBody(const DeleteOptions& options) {
   boost::json::object body;
   body["kind"] = "DeleteOptions";
   body["apiVersion"] = "v1";
@@ -409,7 +416,11 @@ Result<std::string> RestClient::Delete(const ResourceRef& ref, const DeleteOptio
     body["preconditions"] = std::move(pre);
   }
   if (options.dry_run) body["dryRun"] = boost::json::array{"All"};
-  return Send("DELETE", ResourcePath(ref), boost::json::serialize(body), "application/json");
+  return boost::json::serialize(body);
+}
+
+Result<std::string> RestClient::Delete(const ResourceRef& ref, const DeleteOptions& options) {
+  return Send("DELETE", ResourcePath(ref), DeleteBody(options), "application/json");
 }
 
 Status RestClient::Watch(const ResourceRef& ref, ListOptions options, const WatchHandler& handler,
@@ -434,6 +445,85 @@ Status RestClient::Watch(const ResourceRef& ref, ListOptions options, const Watc
   auto res = transport_->Stream(req, on_line, cancel);
   if (!res.ok()) return res.status();
   if (res->status < 200 || res->status >= 300) return ErrorFromResponse(*res);
+  return stream_error;
+}
+
+Status RestClient::WatchFrames(const ResourceRef& ref, ListOptions options,
+                               const WatchFrameHandler& handler, CancelToken& cancel) {
+  auto json_event = [&handler](const api::codec::RawWatchEvent& ev) {
+    return handler(WatchFrame{ev.type, ev.object, false});
+  };
+  if (!protobuf_) return Watch(ref, std::move(options), json_event, cancel);
+
+  options.watch = true;
+  HttpRequest req;
+  req.target = ResourcePath(ref) + EncodeQuery(options);
+  req.headers.emplace_back(
+      "Accept", std::string(api::codec::kProtobufWatchContentType) + ", application/json");
+  Status stream_error;
+  bool got_head = false;
+  bool frames = false;   // the server answered protobuf: length-prefixed frames, else lines
+  std::string pending;   // bytes of an incomplete frame or line
+  bool stopped = false;  // the handler (or a decode error) ended the watch
+  // Hands one event to `handler`, or records why the stream must stop.
+  auto dispatch = [&](std::string_view type, std::string_view object, bool protobuf) {
+    if (type == "ERROR") {
+      stream_error = ErrorFromStatusJson(object, 500);
+      return false;
+    }
+    return handler(WatchFrame{type, object, protobuf});
+  };
+  auto on_bytes = [&](const HttpResponse& head, std::string_view chunk) {
+    if (!got_head) {
+      got_head = true;
+      frames = IsProtobufResponse(head);
+    }
+    pending.append(chunk);
+    std::string_view rest(pending);
+    bool more = true;
+    while (more) {
+      if (frames) {
+        auto frame = api::codec::NextProtobufWatchFrame(&rest);
+        if (!frame.ok()) {
+          stream_error = InternalError("decoding watch event: " + frame.status().message());
+          stopped = true;
+          return false;
+        }
+        if (!frame->has_value()) break;
+        more = dispatch((*frame)->type, (*frame)->object, true);
+      } else {
+        const size_t nl = rest.find('\n');
+        if (nl == std::string_view::npos) break;
+        std::string_view line = rest.substr(0, nl);
+        rest.remove_prefix(nl + 1);
+        if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+        if (line.empty()) continue;
+        auto ev = api::codec::DecodeWatchEvent(line);
+        if (!ev.ok()) {
+          stream_error = InternalError("decoding watch event: " + ev.status().message());
+          stopped = true;
+          return false;
+        }
+        more = dispatch(ev->type, ev->object, false);
+      }
+    }
+    pending.erase(0, pending.size() - rest.size());
+    stopped = !more;
+    return more;
+  };
+  auto res = transport_->StreamBytes(req, on_bytes, cancel);
+  if (!res.ok() && !got_head && res.status().code() == Code::kMethodNotAllowed) {
+    return Watch(ref, std::move(options), json_event, cancel);
+  }
+  if (!res.ok()) return res.status();
+  if (res->status < 200 || res->status >= 300) return ErrorFromResponse(*res);
+  if (!stream_error.ok()) return stream_error;
+  // A JSON stream may end without a final newline.
+  if (!frames && !stopped && !pending.empty() && !cancel.cancelled()) {
+    auto ev = api::codec::DecodeWatchEvent(pending);
+    if (!ev.ok()) return InternalError("decoding watch event: " + ev.status().message());
+    dispatch(ev->type, ev->object, false);
+  }
   return stream_error;
 }
 

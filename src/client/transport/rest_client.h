@@ -86,11 +86,23 @@ Status ErrorFromStatusJson(std::string_view json, int fallback_http_code);
 // Handles one watch event (ADDED, MODIFIED, DELETED, BOOKMARK). Return false to stop watching.
 using WatchHandler = std::function<bool(const api::codec::RawWatchEvent& event)>;
 
+// One watch event in whichever encoding the server answered: `object` is the enveloped protobuf
+// object ("k8s\0"...) when `protobuf`, else the object's JSON. Views valid during the call only.
+struct WatchFrame {
+  std::string_view type;  // ADDED | MODIFIED | DELETED | BOOKMARK
+  std::string_view object;
+  bool protobuf = false;
+};
+using WatchFrameHandler = std::function<bool(const WatchFrame& event)>;
+
 // The encoding of the typed calls (GetAs, ListAs, CreateAs, UpdateAs), as client-go's
 // ContentType / kube-controller-manager's --kube-api-content-type. With kProtobuf they send
 // protobuf bodies and ask for "application/vnd.kubernetes.protobuf, application/json", decoding
 // whichever the server answers. The raw-body calls always speak JSON.
 enum class ContentType { kJson, kProtobuf };
+
+// Parses --kube-api-content-type: "application/vnd.kubernetes.protobuf" or "application/json".
+Result<ContentType> ParseContentType(std::string_view media_type);
 
 struct RestClientOptions {
   const Clock* clock = nullptr;  // null means RealClock; used to wait out Retry-After
@@ -149,6 +161,26 @@ class RestClient {
     return DecodeBody<T>(Update(ref, api::codec::EncodeJson(obj), options));
   }
 
+  // As Watch, in the client's content type: with kProtobuf it asks for
+  // "application/vnd.kubernetes.protobuf;stream=watch, application/json" and reads
+  // length-prefixed frames, or lines if the server answers JSON (as client-go checks the
+  // response Content-Type). Transports without StreamBytes fall back to the JSON watch.
+  Status WatchFrames(const ResourceRef& ref, ListOptions options, const WatchFrameHandler& handler,
+                     CancelToken& cancel);
+
+  // --- negotiated requests, for typed clients that decode by the response Content-Type ---
+  bool protobuf() const { return protobuf_; }
+  // Sends `body` (of `content_type`, if any) with Accept protobuf-then-JSON when kProtobuf, else
+  // JSON; retries as the raw calls do; the 2xx response or the mapped error.
+  Result<HttpResponse> SendNegotiated(std::string method, std::string target, std::string body,
+                                      std::string_view content_type);
+  static bool IsProtobufResponse(const HttpResponse& r);
+  static std::string GetTarget(const ResourceRef& ref, const GetOptions& options);
+  static std::string ListTarget(const ResourceRef& ref, const ListOptions& options);
+  static std::string WriteTarget(const ResourceRef& ref, const WriteOptions& options);
+  // metav1.DeleteOptions as JSON (kube-apiserver accepts it whatever the Accept).
+  static std::string DeleteBody(const DeleteOptions& options);
+
   HttpTransport& transport() { return *transport_; }
 
  private:
@@ -161,9 +193,6 @@ class RestClient {
                            std::string_view content_type);
 
   // --- protobuf for the typed calls (ContentType::kProtobuf) ---
-  static std::string GetTarget(const ResourceRef& ref, const GetOptions& options);
-  static std::string ListTarget(const ResourceRef& ref, const ListOptions& options);
-  static std::string WriteTarget(const ResourceRef& ref, const WriteOptions& options);
   // The envelope's apiVersion and kind for `ref`'s resource (kind "" if we do not serve it).
   static std::pair<std::string, std::string> TypeOf(const ResourceRef& ref);
   template <typename T>
@@ -173,14 +202,16 @@ class RestClient {
                                       obj.kind.empty() ? kind : obj.kind);
   }
   // Sends with Accept protobuf-then-JSON (and a protobuf body if any); the 2xx response.
-  Result<HttpResponse> SendTyped(std::string method, std::string target, std::string body);
+  Result<HttpResponse> SendTyped(std::string method, std::string target, std::string body) {
+    std::string_view ct = body.empty() ? "" : api::codec::kProtobufContentType;
+    return SendNegotiated(std::move(method), std::move(target), std::move(body), ct);
+  }
   template <typename T>
   static Result<T> DecodeTyped(Result<HttpResponse> r) {
     if (!r.ok()) return r.status();
     if (IsProtobufResponse(*r)) return api::codec::DecodeProtobuf<T>(r->body);
     return api::codec::DecodeJson<T>(r->body);
   }
-  static bool IsProtobufResponse(const HttpResponse& r);
 
   const std::shared_ptr<HttpTransport> transport_;
   const Clock& clock_;

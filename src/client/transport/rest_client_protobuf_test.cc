@@ -128,5 +128,46 @@ TEST_F(RestClientProtobufTest, JsonAnswersAndProtobufErrors) {
   EXPECT_THAT(missing.status().message(), ::testing::HasSubstr("\"missing\" not found"));
 }
 
+// A transport that can only stream lines (no StreamBytes): a protobuf client watches in JSON.
+class LinesOnlyTransport final : public HttpTransport {
+ public:
+  Result<HttpResponse> Do(const HttpRequest&) override {
+    return UnavailableError("not used in this test");
+  }
+  Result<HttpResponse> Stream(const HttpRequest& request, const LineHandler& on_line,
+                              CancelToken&) override {
+    accept = HttpResponse{.headers = request.headers}.Header("Accept");
+    on_line(R"({"type":"ADDED","object":{"kind":"Service","apiVersion":"v1",)"
+            R"("metadata":{"name":"a","resourceVersion":"7"}}})");
+    return HttpResponse{.status = 200, .headers = {{"Content-Type", "application/json"}}};
+  }
+  std::string accept;
+};
+
+TEST(RestClientWatchFramesTest, FallsBackToJsonWithoutStreamBytes) {
+  auto transport = std::make_shared<LinesOnlyTransport>();
+  RestClient client(transport, {.content_type = ContentType::kProtobuf});
+  std::vector<std::string> seen;
+  CancelToken cancel;
+  Status st = client.WatchFrames(
+      {.resource = "services"}, {},
+      [&](const WatchFrame& f) {
+        EXPECT_FALSE(f.protobuf);
+        seen.push_back(std::string(f.type) + " " + std::string(f.object));
+        return true;
+      },
+      cancel);
+  EXPECT_TRUE(st.ok()) << st.ToString();
+  ASSERT_EQ(seen.size(), 1u);
+  EXPECT_THAT(seen[0], ::testing::StartsWith("ADDED {"));
+  EXPECT_EQ(transport->accept, "application/json");
+}
+
+TEST(RestClientWatchFramesTest, ParsesContentType) {
+  EXPECT_EQ(*ParseContentType("application/json"), ContentType::kJson);
+  EXPECT_EQ(*ParseContentType("application/vnd.kubernetes.protobuf"), ContentType::kProtobuf);
+  EXPECT_FALSE(ParseContentType("application/yaml").ok());
+}
+
 }  // namespace
 }  // namespace svcplane::client::transport

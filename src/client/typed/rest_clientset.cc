@@ -1,8 +1,11 @@
 #include "client/typed/rest_clientset.h"
 
+#include <fmt/format.h>
+
 #include <utility>
 
 #include "api/codec/json.h"
+#include "api/codec/protobuf.h"
 #include "api/resources.h"
 #include "base/check.h"
 #include "client/transport/https_transport.h"
@@ -14,6 +17,7 @@ namespace {
 using namespace api::core::v1;
 using api::coordination::v1::Lease;
 using api::discovery::v1::EndpointSlice;
+using HttpResponseResult = Result<transport::HttpResponse>;
 
 template <typename T>
 constexpr std::string_view KindOf() {
@@ -45,6 +49,23 @@ Result<ObjectPtr<T>> DecodeObject(const Result<std::string>& body) {
   return ObjectPtr<T>(std::make_shared<const T>(std::move(*obj)));
 }
 
+// A negotiated response, decoded by its Content-Type (protobuf or JSON).
+template <typename T>
+Result<T> DecodeResponse(const HttpResponseResult& r, std::string_view what) {
+  if (!r.ok()) return r.status();
+  auto obj = transport::RestClient::IsProtobufResponse(*r) ? api::codec::DecodeProtobuf<T>(r->body)
+                                                           : api::codec::DecodeJson<T>(r->body);
+  if (!obj.ok()) return InternalError(fmt::format("decoding {}: {}", what, obj.status().message()));
+  return obj;
+}
+
+template <typename T>
+Result<ObjectPtr<T>> DecodeObject(const HttpResponseResult& r) {
+  auto obj = DecodeResponse<T>(r, "response");
+  if (!obj.ok()) return obj.status();
+  return ObjectPtr<T>(std::make_shared<const T>(std::move(*obj)));
+}
+
 template <typename T>
 class RestResourceClient final : public ResourceClient<T> {
  public:
@@ -52,14 +73,26 @@ class RestResourceClient final : public ResourceClient<T> {
 
   Result<ObjectPtr<T>> Get(std::string_view ns, std::string_view name,
                            const GetOptions& options) override {
+    if (rest_->protobuf()) {
+      return DecodeObject<T>(
+          rest_->SendNegotiated("GET", rest_->GetTarget(Ref(ns, name), options), "", ""));
+    }
     return DecodeObject<T>(rest_->Get(Ref(ns, name), options));
   }
 
   Result<ObjectList<T>> List(std::string_view ns, const ListOptions& options) override {
-    auto body = rest_->List(Ref(ns, ""), options);
-    if (!body.ok()) return body.status();
-    auto list = api::codec::DecodeJson<api::meta::List<T>>(*body);
-    if (!list.ok()) return InternalError("decoding list: " + list.status().message());
+    auto list = [&]() -> Result<api::meta::List<T>> {
+      if (rest_->protobuf()) {
+        return DecodeResponse<api::meta::List<T>>(
+            rest_->SendNegotiated("GET", rest_->ListTarget(Ref(ns, ""), options), "", ""), "list");
+      }
+      auto body = rest_->List(Ref(ns, ""), options);
+      if (!body.ok()) return body.status();
+      auto l = api::codec::DecodeJson<api::meta::List<T>>(*body);
+      if (!l.ok()) return InternalError("decoding list: " + l.status().message());
+      return l;
+    }();
+    if (!list.ok()) return list.status();
     ObjectList<T> out;
     out.items.reserve(list->items.size());
     for (T& item : list->items) out.items.push_back(std::make_shared<const T>(std::move(item)));
@@ -71,7 +104,7 @@ class RestResourceClient final : public ResourceClient<T> {
   Status Watch(std::string_view ns, const ListOptions& options, const WatchEventHandler<T>& handler,
                CancelToken& cancel) override {
     Status decode_error;
-    auto on_event = [&](const api::codec::RawWatchEvent& raw) {
+    auto on_event = [&](const transport::WatchFrame& raw) {
       WatchEvent<T> ev;
       if (raw.type == "ADDED") {
         ev.type = WatchEventType::kAdded;
@@ -82,10 +115,11 @@ class RestResourceClient final : public ResourceClient<T> {
       } else if (raw.type == "BOOKMARK") {
         ev.type = WatchEventType::kBookmark;
       } else {
-        decode_error = InternalError("unknown watch event type \"" + raw.type + "\"");
+        decode_error = InternalError(fmt::format("unknown watch event type \"{}\"", raw.type));
         return false;
       }
-      auto obj = api::codec::DecodeJson<T>(raw.object);
+      auto obj = raw.protobuf ? api::codec::DecodeProtobuf<T>(raw.object)
+                              : api::codec::DecodeJson<T>(raw.object);
       if (!obj.ok()) {
         decode_error = InternalError("decoding watch event: " + obj.status().message());
         return false;
@@ -93,22 +127,29 @@ class RestResourceClient final : public ResourceClient<T> {
       ev.object = std::make_shared<const T>(std::move(*obj));
       return handler(std::move(ev));
     };
-    Status st = rest_->Watch(Ref(ns, ""), options, on_event, cancel);
+    Status st = rest_->WatchFrames(Ref(ns, ""), options, on_event, cancel);
     if (!decode_error.ok()) return decode_error;
     return st;
   }
 
   Result<ObjectPtr<T>> Create(const T& obj, const WriteOptions& options) override {
+    if (rest_->protobuf()) return Write("POST", Ref(obj.metadata.namespace_, ""), obj, options);
     return DecodeObject<T>(
         rest_->Create(Ref(obj.metadata.namespace_, ""), api::codec::EncodeJson(obj), options));
   }
 
   Result<ObjectPtr<T>> Update(const T& obj, const WriteOptions& options) override {
+    if (rest_->protobuf()) {
+      return Write("PUT", Ref(obj.metadata.namespace_, obj.metadata.name), obj, options);
+    }
     return DecodeObject<T>(rest_->Update(Ref(obj.metadata.namespace_, obj.metadata.name),
                                          api::codec::EncodeJson(obj), options));
   }
 
   Result<ObjectPtr<T>> UpdateStatus(const T& obj, const WriteOptions& options) override {
+    if (rest_->protobuf()) {
+      return Write("PUT", Ref(obj.metadata.namespace_, obj.metadata.name, "status"), obj, options);
+    }
     return DecodeObject<T>(rest_->Update(Ref(obj.metadata.namespace_, obj.metadata.name, "status"),
                                          api::codec::EncodeJson(obj), options));
   }
@@ -116,16 +157,38 @@ class RestResourceClient final : public ResourceClient<T> {
   Result<ObjectPtr<T>> Patch(std::string_view ns, std::string_view name, PatchType type,
                              std::string_view body, const WriteOptions& options,
                              std::string_view subresource) override {
+    // Patch bodies stay JSON / merge / strategic / apply, as upstream; the response may not.
+    if (rest_->protobuf()) {
+      return DecodeObject<T>(
+          rest_->SendNegotiated("PATCH", rest_->WriteTarget(Ref(ns, name, subresource), options),
+                                std::string(body), transport::PatchContentType(type)));
+    }
     return DecodeObject<T>(
         rest_->Patch(Ref(ns, name, subresource), type, std::string(body), options));
   }
 
   Status Delete(std::string_view ns, std::string_view name, const DeleteOptions& options) override {
+    if (rest_->protobuf()) {
+      auto r =
+          rest_->SendNegotiated("DELETE", transport::ResourcePath(Ref(ns, name)),
+                                transport::RestClient::DeleteBody(options), "application/json");
+      return r.ok() ? Status::Ok() : r.status();
+    }
     auto body = rest_->Delete(Ref(ns, name), options);
     return body.ok() ? Status::Ok() : body.status();
   }
 
  private:
+  // Create / update with a protobuf body (the object's kind and apiVersion from the table).
+  Result<ObjectPtr<T>> Write(std::string method, const transport::ResourceRef& ref, const T& obj,
+                             const WriteOptions& options) {
+    const api::ResourceInfo& info = Info<T>();
+    std::string body = api::codec::EncodeProtobuf(obj, info.GroupVersion(), info.kind);
+    return DecodeObject<T>(rest_->SendNegotiated(std::move(method),
+                                                 rest_->WriteTarget(ref, options), std::move(body),
+                                                 api::codec::kProtobufContentType));
+  }
+
   static transport::ResourceRef Ref(std::string_view ns, std::string_view name,
                                     std::string_view subresource = "") {
     // Cluster-scoped kinds ignore a namespace (as client-go's typed clients cannot send one).
@@ -221,12 +284,15 @@ std::unique_ptr<Clientset> MakeRestClientset(std::shared_ptr<transport::HttpTran
 }
 
 Result<std::unique_ptr<Clientset>> MakeRestClientsetFromKubeconfig(
-    const std::string& kubeconfig_path, const std::string& context) {
+    const std::string& kubeconfig_path, const std::string& context,
+    transport::ContentType content_type) {
   auto config = transport::LoadKubeconfig(kubeconfig_path, context);
   if (!config.ok()) return config.status();
   auto https = transport::HttpsTransport::Create(*config);
   if (!https.ok()) return https.status();
-  return MakeRestClientset(std::shared_ptr<transport::HttpTransport>(std::move(*https)));
+  transport::RestClientOptions options;
+  options.content_type = content_type;
+  return MakeRestClientset(std::shared_ptr<transport::HttpTransport>(std::move(*https)), options);
 }
 
 }  // namespace svcplane::client::typed

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include "api/codec/json.h"
+#include "api/codec/protobuf.h"
+#include "base/check.h"
 #include "client/errors.h"
 #include "client/transport/https_transport.h"
 #include "client/transport/testing/tls_test_server.h"
@@ -29,20 +31,108 @@ std::string GoneStatus() {
          R"x("message":"too old resource version: 5 (9)","reason":"Expired","code":410})x";
 }
 
-// A fake API server answering pods and leases with canned JSON and recording requests.
-class RestClientsetTest : public ::testing::Test {
+// How the client asks and how the fake server answers.
+struct Encoding {
+  const char* name;
+  transport::ContentType client;
+  bool server_protobuf;  // false: a JSON-only server, whatever the client asks (the fallback)
+};
+
+const Encoding kEncodings[] = {
+    {"Json", transport::ContentType::kJson, false},
+    {"ProtobufClientJsonServer", transport::ContentType::kProtobuf, false},
+    {"Protobuf", transport::ContentType::kProtobuf, true},
+};
+
+// A (JSON) Pod's metadata in an object of another kind, as protobuf.
+template <typename T>
+std::string AsKind(const std::string& pod_json, std::string_view api_version,
+                   std::string_view kind) {
+  auto pod = api::codec::DecodeJson<api::core::v1::Pod>(pod_json);
+  SVC_CHECK(pod.ok()) << pod.status().ToString();
+  T obj;
+  obj.metadata = pod->metadata;
+  return api::codec::EncodeProtobuf(obj, api_version, kind);
+}
+
+// `json` (an object, List or Status in JSON) re-encoded as protobuf, as kube-apiserver would
+// answer a client that accepts it; `target` says the kind of a single object.
+std::string ToProtobuf(const std::string& json, std::string_view target = "") {
+  if (target.find("/leases/") != std::string_view::npos) {
+    return AsKind<api::coordination::v1::Lease>(json, "coordination.k8s.io/v1", "Lease");
+  }
+  if (target.find("/nodes/") != std::string_view::npos) {
+    return AsKind<api::core::v1::Node>(json, "v1", "Node");
+  }
+  if (target.find("/endpointslices/") != std::string_view::npos) {
+    return AsKind<api::discovery::v1::EndpointSlice>(json, "discovery.k8s.io/v1", "EndpointSlice");
+  }
+  if (json.find(R"("kind":"PodList")") != std::string::npos) {
+    auto list = api::codec::DecodeJson<api::meta::List<api::core::v1::Pod>>(json);
+    SVC_CHECK(list.ok()) << list.status().ToString();
+    return api::codec::EncodeProtobuf(*list, "v1", "PodList");
+  }
+  if (json.find(R"("kind":"Status")") != std::string::npos) {
+    auto st = api::codec::DecodeJson<api::meta::StatusObject>(json);
+    SVC_CHECK(st.ok()) << st.status().ToString();
+    return api::codec::EncodeProtobuf(*st, "v1", "Status");
+  }
+  auto pod = api::codec::DecodeJson<api::core::v1::Pod>(json);
+  SVC_CHECK(pod.ok()) << pod.status().ToString();
+  return api::codec::EncodeProtobuf(*pod, "v1", "Pod");
+}
+
+// A fake API server answering pods and leases with canned JSON (or the same in protobuf when
+// the client accepts it and the server speaks it) and recording requests.
+class RestClientsetTest : public ::testing::TestWithParam<Encoding> {
  public:
   RestClientsetTest() : server_([this](const TestRequest& r) { return Handle(r); }) {
     transport::RestConfig c;
     c.host = server_.url();
     c.ca_pem = TestCerts::Get().ca_pem;
     c.qps = -1;
-    clients_ = MakeRestClientset(std::shared_ptr<transport::HttpTransport>(
-        std::move(*transport::HttpsTransport::Create(c))));
+    transport::RestClientOptions options;
+    options.content_type = GetParam().client;
+    clients_ = MakeRestClientset(
+        std::shared_ptr<transport::HttpTransport>(std::move(*transport::HttpsTransport::Create(c))),
+        options);
   }
 
  protected:
+  bool Protobuf(const TestRequest& r) const {
+    auto it = r.headers.find("accept");
+    return GetParam().server_protobuf && it != r.headers.end() &&
+           it->second.starts_with(api::codec::kProtobufContentType);
+  }
+
   TestResponse Handle(const TestRequest& r) {
+    TestResponse res = HandleJson(r);
+    if (!Protobuf(r)) return res;
+    if (res.stream) {
+      res.headers = {{"Content-Type", std::string(api::codec::kProtobufWatchContentType)}};
+      res.stream = [this](const transport::testing::ChunkWriter& write) {
+        for (const std::string& e : watch_lines_) {
+          auto ev = api::codec::DecodeWatchEvent(e);
+          SVC_CHECK(ev.ok()) << ev.status().ToString();
+          std::string frame;
+          const bool undecodable = ev->object.find("not an object") != std::string::npos;
+          api::codec::AppendProtobufWatchFrame(
+              ev->type, undecodable ? std::string("k8s\0garbage", 11) : ToProtobuf(ev->object),
+              &frame);
+          // Two chunks per frame: the client must join a frame split across reads.
+          const size_t half = frame.size() / 2;
+          write(frame.substr(0, half));
+          write(frame.substr(half));
+        }
+      };
+      return res;
+    }
+    res.headers = {{"Content-Type", std::string(api::codec::kProtobufContentType)}};
+    res.body = ToProtobuf(res.body, r.target);
+    return res;
+  }
+
+  TestResponse HandleJson(const TestRequest& r) {
     TestResponse res;
     res.headers = {{"Content-Type", "application/json"}};
     if (r.target.find("watch=true") != std::string::npos) {
@@ -82,7 +172,7 @@ class RestClientsetTest : public ::testing::Test {
   std::unique_ptr<Clientset> clients_;
 };
 
-TEST_F(RestClientsetTest, VerbsUseTheKindsPaths) {
+TEST_P(RestClientsetTest, VerbsUseTheKindsPaths) {
   using api::core::v1::Pod;
   auto& pods = clients_->Pods();
   auto got = pods.Get("default", "a");
@@ -119,7 +209,7 @@ TEST_F(RestClientsetTest, VerbsUseTheKindsPaths) {
                   "GET /apis/discovery.k8s.io/v1/namespaces/default/endpointslices/s"));
 }
 
-TEST_F(RestClientsetTest, BindPodPostsABinding) {
+TEST_P(RestClientsetTest, BindPodPostsABinding) {
   ASSERT_TRUE(clients_->BindPod("default", "a", "node-1", "uid-1").ok());
   auto reqs = server_.requests();
   ASSERT_EQ(reqs.size(), 1u);
@@ -136,7 +226,7 @@ TEST_F(RestClientsetTest, BindPodPostsABinding) {
   EXPECT_TRUE(IsNotFound(clients_->BindPod("default", "missing", "node-1")));
 }
 
-TEST_F(RestClientsetTest, ListDecodesItemsAndListMeta) {
+TEST_P(RestClientsetTest, ListDecodesItemsAndListMeta) {
   auto list = clients_->Pods().List("default", {.limit = 2});
   ASSERT_TRUE(list.ok()) << list.status().ToString();
   ASSERT_EQ(list->items.size(), 2u);
@@ -145,13 +235,13 @@ TEST_F(RestClientsetTest, ListDecodesItemsAndListMeta) {
   EXPECT_EQ(list->continue_token, "abc");
 }
 
-TEST_F(RestClientsetTest, ErrorsCarryTheReason) {
+TEST_P(RestClientsetTest, ErrorsCarryTheReason) {
   auto got = clients_->Pods().Get("default", "missing");
   ASSERT_FALSE(got.ok());
   EXPECT_TRUE(IsNotFound(got.status()));
 }
 
-TEST_F(RestClientsetTest, WatchDecodesEventsAndBookmarks) {
+TEST_P(RestClientsetTest, WatchDecodesEventsAndBookmarks) {
   watch_lines_ = {
       R"({"type":"ADDED","object":)" + PodJson("a", "50") + "}",
       R"({"type":"MODIFIED","object":)" + PodJson("a", "51") + "}",
@@ -176,7 +266,7 @@ TEST_F(RestClientsetTest, WatchDecodesEventsAndBookmarks) {
   EXPECT_THAT(Targets().back(), HasSubstr("resourceVersion=49"));
 }
 
-TEST_F(RestClientsetTest, WatchErrorEventIsGone) {
+TEST_P(RestClientsetTest, WatchErrorEventIsGone) {
   watch_lines_ = {R"({"type":"ADDED","object":)" + PodJson("a", "50") + "}",
                   R"({"type":"ERROR","object":)" + GoneStatus() + "}"};
   int events = 0;
@@ -192,7 +282,7 @@ TEST_F(RestClientsetTest, WatchErrorEventIsGone) {
   EXPECT_EQ(events, 1);
 }
 
-TEST_F(RestClientsetTest, WatchHandlerStops) {
+TEST_P(RestClientsetTest, WatchHandlerStops) {
   watch_lines_ = {R"({"type":"ADDED","object":)" + PodJson("a", "50") + "}",
                   R"({"type":"ADDED","object":)" + PodJson("b", "51") + "}"};
   int events = 0;
@@ -208,13 +298,57 @@ TEST_F(RestClientsetTest, WatchHandlerStops) {
   EXPECT_EQ(events, 1);
 }
 
-TEST_F(RestClientsetTest, UndecodableWatchEventIsAnError) {
+TEST_P(RestClientsetTest, UndecodableWatchEventIsAnError) {
   watch_lines_ = {R"({"type":"ADDED","object":{"metadata":"not an object"}})"};
   CancelToken cancel;
   Status st = clients_->Pods().Watch(
       "", {}, [&](WatchEvent<api::core::v1::Pod>) { return true; }, cancel);
   EXPECT_FALSE(st.ok());
 }
+
+// What goes on the wire: Accept and request bodies follow the client's content type; patch
+// bodies stay JSON.
+TEST_P(RestClientsetTest, RequestsCarryTheContentType) {
+  using api::core::v1::Pod;
+  Pod p;
+  p.metadata.name = "a";
+  p.metadata.namespace_ = "default";
+  auto& pods = clients_->Pods();
+  ASSERT_TRUE(pods.Get("default", "a").ok());
+  ASSERT_TRUE(pods.Create(p).ok());
+  ASSERT_TRUE(pods.Patch("default", "a", PatchType::kMerge, "{}", {}, "").ok());
+  watch_lines_ = {R"({"type":"ADDED","object":)" + PodJson("a", "50") + "}"};
+  CancelToken cancel;
+  ASSERT_TRUE(pods.Watch(
+                      "default", {}, [](WatchEvent<Pod>) { return true; }, cancel)
+                  .ok());
+
+  const auto requests = server_.requests();
+  ASSERT_EQ(requests.size(), 4u);
+  const bool proto = GetParam().client == transport::ContentType::kProtobuf;
+  for (const auto& r : requests) {
+    EXPECT_EQ(r.headers.at("accept").starts_with("application/vnd.kubernetes.protobuf"), proto)
+        << r.method << " " << r.headers.at("accept");
+  }
+  EXPECT_EQ(requests[0].headers.at("accept"),
+            proto ? "application/vnd.kubernetes.protobuf, application/json" : "application/json");
+  EXPECT_EQ(requests[1].headers.at("content-type"),
+            proto ? "application/vnd.kubernetes.protobuf" : "application/json");
+  if (proto) {
+    EXPECT_TRUE(requests[1].body.starts_with(api::codec::kProtobufMagic));
+    auto sent = api::codec::DecodeProtobuf<Pod>(requests[1].body);
+    ASSERT_TRUE(sent.ok()) << sent.status().ToString();
+    EXPECT_EQ(sent->metadata.name, "a");
+    EXPECT_EQ(sent->kind, "Pod");
+    EXPECT_EQ(requests[3].headers.at("accept"),
+              "application/vnd.kubernetes.protobuf;stream=watch, application/json");
+  }
+  EXPECT_EQ(requests[2].headers.at("content-type"), "application/merge-patch+json");
+  EXPECT_EQ(requests[2].body, "{}");
+}
+
+INSTANTIATE_TEST_SUITE_P(Encodings, RestClientsetTest, ::testing::ValuesIn(kEncodings),
+                         [](const auto& info) { return std::string(info.param.name); });
 
 }  // namespace
 }  // namespace svcplane::client::typed
