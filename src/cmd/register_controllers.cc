@@ -17,9 +17,9 @@ namespace {
 
 namespace manager = controllers::manager;
 
-// Owns one controller and what it emits Events through, on a manager thread: the controller
-// runs until the manager stops, and is destroyed on that thread after the manager has shut the
-// informers down (their handlers point at it).
+// Starts one controller with what it emits Events through. A manager thread shuts it down when
+// the manager stops; the manager keeps it alive (ctx.keep_alive) until its informers have stopped
+// delivering, since their handlers point at it.
 template <typename Controller, typename Options>
 Status StartOwned(manager::ControllerContext& ctx, const char* name, const char* component,
                   Options options) {
@@ -35,7 +35,8 @@ Status StartOwned(manager::ControllerContext& ctx, const char* name, const char*
   owned->controller = std::make_unique<Controller>(*ctx.informers, ctx.client, *owned->sink,
                                                    &ctx.metrics, ctx.clock, std::move(options));
   owned->controller->Run();
-  ctx.spawn(name, [owned](std::stop_token stop) mutable {
+  ctx.keep_alive(owned);
+  ctx.spawn(name, [owned](std::stop_token stop) {
     std::mutex mu;
     std::condition_variable_any cv;
     std::unique_lock lock(mu);

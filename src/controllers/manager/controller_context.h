@@ -5,6 +5,7 @@
 //   registry.Register({"endpointslice-controller", StartEndpointSliceController});
 
 #include <functional>
+#include <memory>
 #include <stop_token>
 #include <string>
 #include <vector>
@@ -35,6 +36,9 @@ struct ControllerContext {
   // Runs `fn` on a manager-owned thread that is joined on shutdown; `fn` must return soon after
   // its stop token fires. Controllers start their workers with it instead of owning threads.
   std::function<void(std::string name, std::function<void(std::stop_token)> fn)> spawn;
+  // Keeps `object` alive until the informers have stopped delivering and every controller
+  // thread has been joined: what informer handlers point at must not die before that.
+  std::function<void(std::shared_ptr<void> object)> keep_alive;
 };
 
 // Starts a controller: registers informer handlers, spawns workers, and returns without

@@ -92,12 +92,18 @@ Status ControllerManager::Run(std::stop_token stop) {
   } else {
     Lead(token);
   }
-  // Informers stop delivering first: controller threads own their controllers, whose handlers
-  // stay registered with the informers (the contract has no removal), so a controller may only
-  // be destroyed (its thread ending) once no handler can run any more.
+  // Informers stop delivering first: controllers' handlers stay registered with the informers
+  // (the contract has no removal), so what they point at (kept by ctx.keep_alive) is released
+  // only once no handler can run any more.
   if (informers_ != nullptr) informers_->Shutdown();
   JoinControllerThreads();
   broadcaster_->Shutdown();
+  std::vector<std::shared_ptr<void>> release;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    release.swap(kept_alive_);
+  }
+  release.clear();  // outside the lock: destructors may log or join
   std::lock_guard<std::mutex> l(mu_);
   if (!start_error_.ok()) return start_error_;
   if (lost_) return UnavailableError("leaderelection lost");
@@ -144,6 +150,11 @@ Status ControllerManager::StartControllers(std::stop_token stop) {
       .spawn =
           [this, stop](std::string name, std::function<void(std::stop_token)> fn) {
             Spawn(std::move(name), std::move(fn), stop);
+          },
+      .keep_alive =
+          [this](std::shared_ptr<void> object) {
+            std::lock_guard<std::mutex> l(mu_);
+            kept_alive_.push_back(std::move(object));
           },
   };
   for (const ControllerDescriptor* d : enabled_) {

@@ -97,6 +97,7 @@ class ControllerManager {
   // Guarded by mu_.
   std::vector<std::thread> threads_;
   std::vector<std::string> started_names_;
+  std::vector<std::shared_ptr<void>> kept_alive_;  // released after the informers stop
   Status start_error_;
 };
 
