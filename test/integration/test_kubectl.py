@@ -1,9 +1,11 @@
-"""kubectl suite against `svcplane serve`, for kubectl 1.27 and 1.33.
+"""kubectl suite against `svcplane serve`, for kubectl 1.27, 1.28 and 1.33.
 
-kubectl 1.27 cannot validate against our OpenAPI v3 (it wants v2-style schemas for client-side
-validation), so every write from 1.27 passes --validate=false (see VALIDATE). 1.33 uses its
-default validation (server-side fieldValidation=Strict). 1.33's generator commands (`kubectl
-create namespace`, `create service ...`) send protobuf bodies (issue 8, see test_protobuf.py).
+Every version runs with its default validation (--validate=strict). kubectl 1.27/1.28 load the
+protobuf /openapi/v2 for create, apply and explain (issue 4); they then find fieldValidation on
+each kind's PATCH operation and leave validation to the server, except for a `kind: List`
+manifest, which they validate client-side against /openapi/v2 as on a real cluster
+(OpenApiV2Checks). 1.33's generator commands (`kubectl create namespace`, `create service ...`)
+send protobuf bodies (issue 8, see test_protobuf.py).
 """
 
 import json
@@ -63,6 +65,13 @@ EXPLAIN = {"Namespace": "namespaces", "Service": "services.spec", "Pod": "pods.s
            "Node": "nodes.spec", "Endpoints": "endpoints.subsets", "Event": "events.reason",
            "EndpointSlice": "endpointslices.endpoints", "Lease": "leases.spec"}
 
+# Every kind we serve, and a nested field, for `kubectl explain`: (argument, KIND, a field).
+EXPLAIN_ALL = [("pods", "Pod", "spec"), ("services", "Service", "spec"),
+               ("nodes", "Node", "spec"), ("namespaces", "Namespace", "status"),
+               ("endpoints", "Endpoints", "subsets"), ("events", "Event", "involvedObject"),
+               ("endpointslices", "EndpointSlice", "addressType"),
+               ("leases", "Lease", "spec"), ("pods.spec.containers.ports", "Pod", "containerPort")]
+
 EDITOR_SCRIPT = "#!/bin/sh\nsed -i 's/edit-me: before/edit-me: after/' \"$1\"\n"
 
 
@@ -70,8 +79,6 @@ class KubectlSuite:
     """Mixed into one unittest.TestCase per kubectl version (VERSION)."""
 
     VERSION = None
-    VALIDATE = ()
-    EXPLAIN_WORKS = True
 
     @classmethod
     def setUpClass(cls):
@@ -98,7 +105,7 @@ class KubectlSuite:
 
     @classmethod
     def apply_manifest(cls, obj, verb="apply", check=True):
-        return cls.k(verb, *cls.VALIDATE, "-f", "-", input=json.dumps(obj), check=check)
+        return cls.k(verb, "-f", "-", input=json.dumps(obj), check=check)
 
     def kjson(self, *args):
         return json.loads(self.k(*args, "-o", "json").stdout)
@@ -116,8 +123,9 @@ class KubectlSuite:
         out = self.apply_manifest(obj, verb="create").stdout
         self.assertIn("created", out)
         obj["metadata"]["labels"]["applied"] = "yes"
-        out = self.apply_manifest(obj).stdout
-        self.assertIn("configured", out)
+        p = self.apply_manifest(obj)
+        self.assertIn("configured", p.stdout)
+        self.assertNotIn("error calculating patch", p.stderr)
 
         got = self.kjson("get", *ref)
         self.assertEqual(got["kind"], kind)
@@ -154,14 +162,13 @@ class KubectlSuite:
         self.assertEqual((labels["p1"], labels["p2"], labels["p3"]), ("merge", "json", "smp"))
 
         # edit through a non-interactive EDITOR
-        self.k("edit", *ref, *self.VALIDATE, env={"EDITOR": self.editor, "KUBE_EDITOR": ""})
+        self.k("edit", *ref, env={"EDITOR": self.editor, "KUBE_EDITOR": ""})
         self.assertEqual(self.kjson("get", *ref)["metadata"]["annotations"]["edit-me"], "after")
 
-        # explain (served from our OpenAPI v3; 1.27 needs v2, see test_explain_needs_openapi_v2)
-        if self.EXPLAIN_WORKS:
-            ex = self.k("explain", EXPLAIN[kind]).stdout
-            self.assertIn("KIND:", ex)
-            self.assertIn(kind, ex)
+        # explain (from our OpenAPI v3, or v2 for kubectl <= 1.28 by default)
+        ex = self.k("explain", EXPLAIN[kind]).stdout
+        self.assertIn("KIND:", ex)
+        self.assertIn(kind, ex)
 
         # delete and wait for it to be gone
         self.k("delete", *ref, "--wait=false")
@@ -290,23 +297,128 @@ class KubectlSuite:
         self.assertIn("addressType", p.stderr)
 
 
-class Kubectl127(KubectlSuite, unittest.TestCase):
-    VERSION = "1.27"
-    VALIDATE = ("--validate=false",)
-    EXPLAIN_WORKS = False
+def _list(*items):
+    return {"apiVersion": "v1", "kind": "List", "items": list(items)}
 
-    @unittest.expectedFailure
-    def test_explain_needs_openapi_v2(self):
-        # Known gap: kubectl 1.27/1.28 `explain` always loads /openapi/v2 (protobuf only for
-        # client-go), which we deliberately answer 404 (see apiserver/openapi/openapi.h), even
-        # with KUBECTL_EXPLAIN_OPENAPIV3=true. 1.33 explains from v3 (tested in run_kind).
-        self.k("explain", "services.spec", env={"KUBECTL_EXPLAIN_OPENAPIV3": "true"})
+
+# A Pod using upstream fields our model keeps verbatim (env, resources, probes, volumes...): the
+# v2 schemas must describe them or kubectl's client-side validation would reject it.
+RICH_POD = {
+    "apiVersion": "v1", "kind": "Pod",
+    "metadata": {"name": "rich", "namespace": NS, "labels": {"app": "rich"}},
+    "spec": {
+        "restartPolicy": "Always",
+        "tolerations": [{"key": "k", "operator": "Exists", "effect": "NoSchedule"}],
+        "volumes": [{"name": "data", "emptyDir": {}},
+                    {"name": "cfg", "configMap": {"name": "cfg",
+                                                  "items": [{"key": "a", "path": "a"}]}}],
+        "containers": [{
+            "name": "app", "image": "nginx:1.25", "args": ["--port", "8080"],
+            "env": [{"name": "A", "value": "1"},
+                    {"name": "B", "valueFrom": {"fieldRef": {"fieldPath": "status.podIP"}}}],
+            "ports": [{"name": "http", "containerPort": 8080, "protocol": "TCP"}],
+            "resources": {"requests": {"cpu": "100m", "memory": "64Mi"},
+                          "limits": {"memory": "128Mi"}},
+            "volumeMounts": [{"name": "data", "mountPath": "/data"}],
+            "readinessProbe": {"httpGet": {"path": "/healthz", "port": "http"},
+                               "periodSeconds": 5},
+            "securityContext": {"capabilities": {"drop": ["ALL"]}}}]}}
+
+
+class OpenApiV2Checks:
+    """kubectl 1.27/1.28 read the protobuf /openapi/v2 (issue 4). Mixed into their suites."""
+
+    def test_explain_every_kind_from_v2_and_v3(self):
+        # KUBECTL_EXPLAIN_OPENAPIV3=false: the v2 (protobuf) models; true: the v3 documents.
+        for v3 in ("false", "true"):
+            for arg, kind, field in EXPLAIN_ALL:
+                p = self.k("explain", arg, env={"KUBECTL_EXPLAIN_OPENAPIV3": v3})
+                self.assertIn("KIND:", p.stdout, (v3, arg))
+                self.assertIn(kind, p.stdout, (v3, arg))
+                self.assertIn("FIELDS:", p.stdout, (v3, arg))
+                self.assertIn(field, p.stdout, (v3, arg))
+        nested = self.k("explain", "pods.spec.containers.ports",
+                        env={"KUBECTL_EXPLAIN_OPENAPIV3": "false"}).stdout
+        self.assertIn("protocol", nested)
+        self.assertIn("<integer>", nested)
+
+    def test_explain_recursive(self):
+        for v3 in ("false", "true"):
+            out = self.k("explain", "pods", "--recursive",
+                         env={"KUBECTL_EXPLAIN_OPENAPIV3": v3}).stdout
+            for field in ("containers", "containerPort", "podIP", "ownerReferences"):
+                self.assertIn(field, out, v3)
+            out = self.k("explain", "endpointslices.endpoints", "--recursive",
+                         env={"KUBECTL_EXPLAIN_OPENAPIV3": v3}).stdout
+            for field in ("addresses", "conditions", "ready", "nodeName"):
+                self.assertIn(field, out, v3)
+
+    def test_single_objects_use_server_side_validation(self):
+        # As against kube-apiserver: the PATCH operation lists fieldValidation, so kubectl skips
+        # client-side validation and asks the server (fieldValidation=Strict).
+        obj = KINDS["Lease"][2]("sv-" + self.VERSION.replace(".", ""))
+        p = self.k("create", "-f", "-", "-v=6", input=json.dumps(obj))
+        self.assertIn("fieldValidation=Strict", p.stderr)
+        self.assertIn("created", p.stdout)
+
+    def test_list_manifest_client_side_validation_errors(self):
+        # kubectl validates a v1 List client-side against /openapi/v2 (no PATCH operation for
+        # List), with the error texts of kube-openapi's validator.
+        lease = KINDS["Lease"][2]("cv-unknown")
+        lease["spec"]["notAField"] = 1
+        p = self.k("create", "-f", "-", input=json.dumps(_list(lease)), check=False)
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn('ValidationError(Lease.spec): unknown field "notAField" in '
+                      'io.k8s.api.coordination.v1.LeaseSpec', p.stderr)
+        self.assertIn("--validate=false", p.stderr)
+
+        pod = KINDS["Pod"][2]("cv-missing")
+        del pod["spec"]["containers"]
+        p = self.k("create", "-f", "-", input=json.dumps(_list(pod)), check=False)
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn('missing required field "containers" in io.k8s.api.core.v1.PodSpec',
+                      p.stderr)
+
+        svc = KINDS["Service"][2]("cv-type")
+        svc["spec"]["ports"][0]["port"] = "eighty"
+        p = self.k("apply", "-f", "-", input=json.dumps(_list(svc)), check=False)
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn("invalid type for io.k8s.api.core.v1.ServicePort.port", p.stderr)
+        for name in ("cv-unknown", "cv-missing", "cv-type"):
+            self.assertNotIn(name, self.k("get", "leases,pods,services", "-n", NS).stdout)
+
+        # ...and --validate=false skips it (the server is told fieldValidation=Ignore).
+        p = self.k("create", "--validate=false", "-f", "-", input=json.dumps(_list(lease)))
+        self.assertIn("lease.coordination.k8s.io/cv-unknown created", p.stdout)
+
+    def test_list_manifest_valid_objects_pass(self):
+        pod = json.loads(json.dumps(RICH_POD))
+        pod["metadata"]["name"] = "rich-" + self.VERSION.replace(".", "")
+        svc = KINDS["Service"][2]("list-svc-" + self.VERSION.replace(".", ""))
+        p = self.k("apply", "-f", "-", input=json.dumps(_list(pod, svc)))
+        self.assertIn("created", p.stdout)
+        self.assertNotIn("error", p.stderr.lower())
+        got = self.kjson("get", "pod", pod["metadata"]["name"], "-n", NS)
+        self.assertEqual(got["spec"]["containers"][0]["env"][0]["name"], "A")
+
+    def test_openapi_v2_served_as_protobuf_and_json(self):
+        doc = json.loads(self.k("get", "--raw", "/openapi/v2").stdout)
+        self.assertEqual(doc["swagger"], "2.0")
+        self.assertIn("io.k8s.api.discovery.v1.EndpointSlice", doc["definitions"])
+
+
+class Kubectl127(OpenApiV2Checks, KubectlSuite, unittest.TestCase):
+    VERSION = "1.27"
 
     def test_generators(self):
         self.k("create", "namespace", "gen-127")
         self.k("create", "service", "clusterip", "gen-svc", "--tcp=80:8080", "-n", NS)
         self.assertEqual(self.kjson("get", "svc", "gen-svc", "-n", NS)["spec"]["ports"][0]["port"],
                          80)
+
+
+class Kubectl128(OpenApiV2Checks, KubectlSuite, unittest.TestCase):
+    VERSION = "1.28"
 
 
 class Kubectl133(KubectlSuite, unittest.TestCase):

@@ -7,8 +7,10 @@
 
 #include "api/resources.h"
 #include "api/types.h"
+#include "apiserver/openapi/internal/gnostic.h"
 #include "apiserver/openapi/internal/paths.h"
 #include "apiserver/openapi/internal/schemas.h"
+#include "apiserver/openapi/internal/swagger.h"
 #include "base/check.h"
 
 namespace svcplane::apiserver::openapi {
@@ -117,22 +119,37 @@ std::string Sha512Hex(std::string_view data) {
   return out;
 }
 
-std::string GroupVersionDoc(std::string_view group, std::string_view version) {
+struct Parts {
+  json::object paths;
+  json::object schemas;
+};
+
+// The paths and components of every resource `include` accepts, with the shared meta schemas.
+template <typename Include>
+Parts BuildParts(Include include) {
   SchemaSet schemas;
   json::object paths;
   for (const auto& r : api::AllResources()) {
-    if (r.group != group || r.version != version) continue;
+    if (!include(r)) continue;
     KindSchemas k = AddKind(r.kind, &schemas);
     SetGvk(&schemas, k.kind, Gvk(r.group, r.version, r.kind));
     SetGvk(&schemas, k.list, Gvk(r.group, r.version, r.list_kind));
     internal::AddResourcePaths(r, k.kind, k.list, &paths);
   }
   AddCommonSchemas(&schemas);
+  return {std::move(paths), schemas.Take()};
+}
+
+json::object Info() { return {{"title", "Kubernetes"}, {"version", "v1.30.0"}}; }
+
+std::string GroupVersionDoc(std::string_view group, std::string_view version) {
+  Parts parts = BuildParts(
+      [&](const api::ResourceInfo& r) { return r.group == group && r.version == version; });
   json::object doc;
   doc["openapi"] = "3.0.0";
-  doc["info"] = json::object{{"title", "Kubernetes"}, {"version", "v1.30.0"}};
-  doc["paths"] = std::move(paths);
-  doc["components"] = json::object{{"schemas", schemas.Take()}};
+  doc["info"] = Info();
+  doc["paths"] = std::move(parts.paths);
+  doc["components"] = json::object{{"schemas", std::move(parts.schemas)}};
   return json::serialize(doc);
 }
 
@@ -152,6 +169,12 @@ Documents::Documents() {
     docs_.emplace(path, std::move(d));
   }
   index_ = json::serialize(json::object{{"paths", std::move(index_paths)}});
+
+  Parts all = BuildParts([](const api::ResourceInfo&) { return true; });
+  json::object swagger = internal::ToSwagger(Info(), std::move(all.paths), std::move(all.schemas));
+  swagger_json_ = json::serialize(swagger);
+  swagger_proto_ = internal::EncodeGnosticDocument(swagger);
+  swagger_etag_ = "\"" + Sha512Hex(swagger_json_) + "\"";
 }
 
 const std::string* Documents::GroupVersion(std::string_view path) const {

@@ -67,6 +67,17 @@ http::Reply Router::Discovery(const http::Request& req, bool* handled) {
     r.headers.emplace_back("ETag", "\"" + std::string(openapi_->Hash(rest)) + "\"");
     return http::Reply(std::move(r));
   }
+  if (seg.size() == 2 && seg[0] == "openapi" && seg[1] == "v2") {  // JSON or protobuf
+    openapi::V2Response v2 = openapi_->ServeV2(req.Header("Accept").value_or(""),
+                                               req.Header("If-None-Match").value_or(""));
+    http::Response r;
+    r.status = v2.status;
+    if (!v2.content_type.empty()) r.content_type = v2.content_type;
+    r.body = v2.body;
+    r.headers.emplace_back("Vary", "Accept");
+    if (!v2.etag.empty()) r.headers.emplace_back("ETag", std::string(v2.etag));
+    return http::Reply(std::move(r));
+  }
   if (seg.size() >= 1 && seg[0] == "openapi") return http::Reply(NotFoundResponse());
   *handled = false;
   return http::Reply(NotFoundResponse());
