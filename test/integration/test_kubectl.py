@@ -328,30 +328,32 @@ RICH_POD = {
 class OpenApiV2Checks:
     """kubectl 1.27/1.28 read the protobuf /openapi/v2 (issue 4). Mixed into their suites."""
 
+    # --output=plaintext-openapiv2 renders from the v2 (protobuf) models; the default output
+    # from the v3 documents (both need /openapi/v2 to load).
+    FORMATS = (("--output=plaintext-openapiv2",), ())
+
     def test_explain_every_kind_from_v2_and_v3(self):
-        # KUBECTL_EXPLAIN_OPENAPIV3=false: the v2 (protobuf) models; true: the v3 documents.
-        for v3 in ("false", "true"):
+        for fmt in self.FORMATS:
             for arg, kind, field in EXPLAIN_ALL:
-                p = self.k("explain", arg, env={"KUBECTL_EXPLAIN_OPENAPIV3": v3})
-                self.assertIn("KIND:", p.stdout, (v3, arg))
-                self.assertIn(kind, p.stdout, (v3, arg))
-                self.assertIn("FIELDS:", p.stdout, (v3, arg))
-                self.assertIn(field, p.stdout, (v3, arg))
-        nested = self.k("explain", "pods.spec.containers.ports",
-                        env={"KUBECTL_EXPLAIN_OPENAPIV3": "false"}).stdout
-        self.assertIn("protocol", nested)
-        self.assertIn("<integer>", nested)
+                out = self.k("explain", arg, *fmt).stdout
+                self.assertIn("KIND:", out, (fmt, arg))
+                self.assertIn(kind, out, (fmt, arg))
+                self.assertIn("FIELDS:", out, (fmt, arg))
+                self.assertIn(field, out, (fmt, arg))
+        v2 = self.k("explain", "pods.spec.containers.ports", *self.FORMATS[0]).stdout
+        self.assertIn("RESOURCE: ports <[]Object>", v2)  # the v2 renderer's layout
+        self.assertIn("containerPort\t<integer> -required-", v2)
+        self.assertIn("protocol\t<string>", v2)
 
     def test_explain_recursive(self):
-        for v3 in ("false", "true"):
-            out = self.k("explain", "pods", "--recursive",
-                         env={"KUBECTL_EXPLAIN_OPENAPIV3": v3}).stdout
-            for field in ("containers", "containerPort", "podIP", "ownerReferences"):
-                self.assertIn(field, out, v3)
-            out = self.k("explain", "endpointslices.endpoints", "--recursive",
-                         env={"KUBECTL_EXPLAIN_OPENAPIV3": v3}).stdout
+        for fmt in self.FORMATS:
+            out = self.k("explain", "pods", "--recursive", *fmt).stdout
+            for field in ("containers", "containerPort", "podIP", "ownerReferences", "env",
+                          "readinessProbe"):
+                self.assertIn(field, out, fmt)
+            out = self.k("explain", "endpointslices.endpoints", "--recursive", *fmt).stdout
             for field in ("addresses", "conditions", "ready", "nodeName"):
-                self.assertIn(field, out, v3)
+                self.assertIn(field, out, fmt)
 
     def test_single_objects_use_server_side_validation(self):
         # As against kube-apiserver: the PATCH operation lists fieldValidation, so kubectl skips
