@@ -404,9 +404,39 @@ class OpenApiV2Checks:
         self.assertEqual(got["spec"]["containers"][0]["env"][0]["name"], "A")
 
     def test_openapi_v2_served_as_protobuf_and_json(self):
+        from kubernetes.client.exceptions import ApiException
         doc = json.loads(self.k("get", "--raw", "/openapi/v2").stdout)
         self.assertEqual(doc["swagger"], "2.0")
         self.assertIn("io.k8s.api.discovery.v1.EndpointSlice", doc["definitions"])
+        api = self.srv.api_client()
+
+        def get(accept, etag=None):
+            headers = {"Accept": accept}
+            if etag:
+                headers["If-None-Match"] = etag
+            try:
+                r = api.call_api("/openapi/v2", "GET", header_params=headers,
+                                 auth_settings=["BearerToken"], _preload_content=False,
+                                 _return_http_data_only=True)
+                h, data = r.getheaders(), r.data
+            except ApiException as e:  # 304 and 406 arrive as exceptions
+                r, h, data = e, e.headers, e.body or b""
+            return r.status, h.get("Content-Type"), h.get("ETag"), data
+
+        pb = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf"
+        status, ctype, etag, body = get(pb)
+        self.assertEqual((status, ctype),
+                         (200, "application/com.github.proto-openapi.spec.v2.v1.0+protobuf"))
+        self.assertEqual(body[:5], b"\x0a\x032.0")  # Document.swagger = "2.0" (field 1)
+        self.assertGreater(len(body), 100000)
+        status, ctype, json_etag, body = get("application/json")
+        self.assertEqual((status, ctype), (200, "application/json"))
+        self.assertEqual(json.loads(body), doc)
+        self.assertEqual(json_etag, etag)  # one ETag for both formats (Vary: Accept)
+        status, _, _, body = get(pb, etag)
+        self.assertEqual((status, body), (304, b""))
+        self.assertEqual(get(pb, '"stale"')[0], 200)
+        self.assertEqual(get("text/html")[0], 406)
 
 
 class Kubectl127(OpenApiV2Checks, KubectlSuite, unittest.TestCase):

@@ -116,6 +116,8 @@ int main(int argc, char** argv) {
     for (char& c : name) c = c == '/' ? '_' : c;
     Write(dir, name, *o.GroupVersion(p));
   }
+  Write(dir, "openapi_v2.pb", o.SwaggerProtobuf());
+  Write(dir, "openapi_v2.json", o.SwaggerJson());
   WriteTables(dir);
   return 0;
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Serves svcplane's generated discovery, OpenAPI and Table documents to a real kubectl and checks
-that kubectl uses them: aggregated discovery, `api-resources`, `explain`, server-side validation
+that kubectl uses them: aggregated discovery, /openapi/v2 (protobuf) for kubectl <= 1.28, `api-resources`, `explain`, server-side validation
 (fieldValidation=Strict), strategic patches computed from the v3 schemas without warnings,
 `get` (wide, -A, --show-labels) and `get -w` from our Tables. Also checks that the official
 Python client deserialises the discovery documents.
@@ -108,6 +108,12 @@ def make_handler(state):
                     return self.reply(200, obj)
             if method == "GET" and path == "/api/v1/services" and "as=Table" in accept:
                 return self.reply(200, docs["table_services"], TABLE_CT)
+            if method == "GET" and path == "/openapi/v2":
+                # kubectl <= 1.28 load it (protobuf) before create, apply and explain.
+                if "protobuf" in accept:
+                    return self.reply(200, docs["openapi_v2.pb"],
+                                      "application/com.github.proto-openapi.spec.v2.v1.0+protobuf")
+                return self.reply(200, docs["openapi_v2.json"])
             static = {"/version": "version", "/api/v1": "api_v1", "/openapi/v3": "openapi_v3"}
             if method == "GET" and path in static:
                 return self.reply(200, docs[static[path]])
@@ -294,7 +300,8 @@ def main():
         for name in os.listdir(tmp):
             with open(os.path.join(tmp, name), "rb") as f:
                 data = f.read()
-            docs[name] = data if name.startswith("watch_") else json.loads(data)
+            raw = name.startswith("watch_") or name.startswith("openapi_v2")
+            docs[name] = data if raw else json.loads(data)
         check_python_client(docs, failures)
         state = State(docs)
         server.RequestHandlerClass = make_handler(state)
