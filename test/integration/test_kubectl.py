@@ -309,7 +309,9 @@ RICH_POD = {
     "spec": {
         "restartPolicy": "Always",
         "tolerations": [{"key": "k", "operator": "Exists", "effect": "NoSchedule"}],
+        "securityContext": {"runAsNonRoot": True, "windowsOptions": {"runAsUserName": "x"}},
         "volumes": [{"name": "data", "emptyDir": {}},
+                    {"name": "nfs", "nfs": {"server": "10.0.0.1", "path": "/export"}},
                     {"name": "cfg", "configMap": {"name": "cfg",
                                                   "items": [{"key": "a", "path": "a"}]}}],
         "containers": [{

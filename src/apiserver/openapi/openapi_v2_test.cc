@@ -175,6 +175,21 @@ TEST(OpenApiV2Proto, FieldsReferToDefinitionsWithPatchMetadata) {
   EXPECT_EQ(Type(Parse(One(Parse(One(labels, kSchemaAdditional)), 1))), "string");
 }
 
+// Fields the model keeps verbatim are still listed in v2 (kube-openapi's v2 validator knows no
+// x-kubernetes-preserve-unknown-fields): untyped, so any value passes.
+TEST(OpenApiV2Json, UpstreamOnlyFieldsAreUntypedProperties) {
+  const json::object& defs = Swagger().at("definitions").as_object();
+  const json::object& volume = defs.at("io.k8s.api.core.v1.Volume").at("properties").as_object();
+  ASSERT_TRUE(volume.contains("csi"));
+  EXPECT_FALSE(volume.at("csi").as_object().contains("type"));
+  EXPECT_FALSE(volume.at("csi").as_object().contains("$ref"));
+  EXPECT_TRUE(volume.at("emptyDir").as_object().contains("$ref"));  // modelled ones keep theirs
+  EXPECT_TRUE(defs.at("io.k8s.api.core.v1.PodSpec")
+                  .at("properties")
+                  .as_object()
+                  .contains("schedulingGates"));
+}
+
 // What kubectl 1.27's v2 QueryParamVerifier looks for: a PATCH operation whose
 // x-kubernetes-group-version-kind is the kind and whose parameters include the query parameter
 // fieldValidation (ParametersItem.parameter.non_body_parameter.query_parameter_sub_schema).

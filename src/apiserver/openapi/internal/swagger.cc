@@ -10,6 +10,51 @@ namespace {
 
 namespace json = boost::json;
 
+// Upstream (1.30-1.32) fields of types our model keeps only in part. The server keeps them as
+// sent, and v3 says so with x-kubernetes-preserve-unknown-fields; kube-openapi's v2 models
+// ignore that extension and kubectl's client-side validation (v1 List manifests) would call
+// them unknown, so v2 lists each as an untyped (any value) property.
+struct UpstreamOnly {
+  std::string_view schema;
+  std::string_view fields;  // space-separated
+};
+constexpr UpstreamOnly kUpstreamOnly[] = {
+    {"io.k8s.api.core.v1.PodSpec", "resourceClaims schedulingGates"},
+    {"io.k8s.api.core.v1.PodStatus", "ephemeralContainerStatuses resize resourceClaimStatuses"},
+    {"io.k8s.api.core.v1.NodeSpec", "configSource externalID"},
+    {"io.k8s.api.core.v1.NodeStatus",
+     "config features runtimeHandlers volumesAttached volumesInUse"},
+    {"io.k8s.api.core.v1.NodeSystemInfo", "swap"},
+    {"io.k8s.api.core.v1.Volume",
+     "awsElasticBlockStore azureDisk azureFile cephfs cinder csi ephemeral fc flexVolume flocker "
+     "gcePersistentDisk gitRepo glusterfs image iscsi nfs photonPersistentDisk portworxVolume "
+     "quobyte rbd scaleIO storageos vsphereVolume"},
+    {"io.k8s.api.core.v1.SecurityContext", "appArmorProfile windowsOptions"},
+    {"io.k8s.api.core.v1.PodSecurityContext",
+     "appArmorProfile seLinuxChangePolicy supplementalGroupsPolicy windowsOptions"},
+    {"io.k8s.api.core.v1.VolumeProjection", "clusterTrustBundle"},
+};
+
+void AddUpstreamOnly(json::object* definitions) {
+  for (const UpstreamOnly& u : kUpstreamOnly) {
+    auto it = definitions->find(json::string_view(u.schema.data(), u.schema.size()));
+    if (it == definitions->end()) continue;
+    json::value& props_value = it->value().as_object()["properties"];
+    if (!props_value.is_object()) props_value = json::object();
+    json::object& props = props_value.as_object();
+    std::string_view rest = u.fields;
+    while (!rest.empty()) {
+      size_t space = rest.find(' ');
+      std::string_view f = rest.substr(0, space);
+      rest = space == std::string_view::npos ? std::string_view() : rest.substr(space + 1);
+      json::string_view key(f.data(), f.size());
+      if (props.contains(key)) continue;
+      props[key] =
+          json::object{{"description", "Not modelled by svcplane: accepted and stored as sent."}};
+    }
+  }
+}
+
 constexpr std::string_view kV3Prefix = "#/components/schemas/";
 constexpr std::string_view kV2Prefix = "#/definitions/";
 
@@ -151,6 +196,7 @@ json::object ToSwagger(json::object info, json::object v3_paths, json::object v3
   for (const auto& [path, item] : v3_paths) paths[path] = PathItem(item.as_object());
   json::object definitions;
   for (const auto& [name, s] : v3_schemas) definitions[name] = Schema(s.as_object());
+  AddUpstreamOnly(&definitions);
   json::object doc;
   doc["swagger"] = "2.0";
   doc["info"] = std::move(info);
