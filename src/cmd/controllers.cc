@@ -14,7 +14,7 @@
 #include "client/typed/rest_clientset.h"
 #include "cmd/register_controllers.h"
 #include "controllers/manager/controller_manager.h"
-#include "controllers/manager/health_server.h"
+#include "controllers/manager/health_serving.h"
 
 namespace svcplane::cmd {
 
@@ -35,9 +35,19 @@ CLI::App* AddControllersCommand(CLI::App& app, ControllersFlags& f) {
   c->add_option("--kube-api-burst", o.kube_api_burst, "burst to the API server")
       ->capture_default_str();
   c->add_option("--bind-address", o.bind_address,
-                "IP address to serve /livez /readyz /healthz /metrics on (plain HTTP)")
+                "IP address to serve /livez /readyz /healthz /metrics on")
       ->capture_default_str();
-  c->add_option("--port", o.port, "HTTP port for health and metrics; 0: off")
+  c->add_option("--secure-port", o.secure_port, "HTTPS port for health and metrics; 0: off")
+      ->capture_default_str();
+  c->add_option("--tls-cert-file", o.tls_cert_file,
+                "PEM certificate (then intermediates) for --secure-port; default: a self-signed "
+                "certificate generated in memory at start")
+      ->check(CLI::ExistingFile);
+  c->add_option("--tls-private-key-file", o.tls_private_key_file,
+                "PEM private key matching --tls-cert-file")
+      ->check(CLI::ExistingFile);
+  c->add_option("--port", o.port,
+                "DEPRECATED: insecure plain-HTTP port for health and metrics; 0: off")
       ->capture_default_str();
   AddControllerManagerFlags(c, f);
   return c;
@@ -185,19 +195,23 @@ int RunControllers(ControllersFlags& f) {
     std::cerr << "svcplane controllers: " << m.status().message() << "\n";
     return 2;
   }
-  std::unique_ptr<manager::HealthServer> http;
-  if (f.options.port != 0) {
-    const manager::ControllerManager& cm = **m;
-    auto server = manager::HealthServer::Start(
-        f.options.bind_address, static_cast<uint16_t>(f.options.port),
-        [&cm](std::string_view, std::string_view target) { return cm.ServeHttp(target); });
-    if (!server.ok()) {
-      std::cerr << "svcplane controllers: " << server.status().message() << "\n";
-      return 1;
-    }
-    http = std::move(*server);
-    spdlog::info("serving /livez /readyz /healthz /metrics on http://{}:{}", f.options.bind_address,
-                 http->port());
+  const manager::ControllerManager& cm = **m;
+  auto health = manager::StartHealthServing(
+      f.options, [&cm](std::string_view, std::string_view target) { return cm.ServeHttp(target); },
+      std::chrono::system_clock::now());
+  if (!health.ok()) {
+    std::cerr << "svcplane controllers: " << health.status().message() << "\n";
+    return 1;
+  }
+  if (health->secure != nullptr) {
+    spdlog::info(
+        "serving /livez /readyz /healthz /metrics on https://{}:{} ({})", f.options.bind_address,
+        health->secure->port(),
+        f.options.tls_cert_file.empty() ? "self-signed certificate" : f.options.tls_cert_file);
+  }
+  if (health->insecure != nullptr) {
+    spdlog::warn("serving /livez /readyz /healthz /metrics on http://{}:{} (--port is deprecated)",
+                 f.options.bind_address, health->insecure->port());
   }
 
   std::stop_source stop;
@@ -216,7 +230,7 @@ int RunControllers(ControllersFlags& f) {
   Status result = (*m)->Run(stop.get_token());
   done = true;
   signal_waiter.join();
-  if (http != nullptr) http->Stop();
+  health->Stop();
   if (!result.ok()) {
     spdlog::error("controller manager stopped: {}", result.message());
     return 1;

@@ -6,13 +6,14 @@
 #include <csignal>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <stop_token>
 #include <thread>
 
 #include "client/informers/informer_factory.h"
 #include "cmd/register_controllers.h"
 #include "controllers/manager/controller_manager.h"
-#include "controllers/manager/health_server.h"
+#include "controllers/manager/health_serving.h"
 #include "sim/simulator.h"
 
 namespace svcplane::cmd {
@@ -76,7 +77,8 @@ CLI::App* AddServeCommand(CLI::App& app, ServeFlags& f) {
   AddControllerManagerFlags(serve, f.controllers);
   serve
       ->add_option("--controller-manager-port", f.controller_manager_port,
-                   "plain-HTTP port on 127.0.0.1 for the controllers' /metrics /readyz; 0: off")
+                   "HTTPS port (self-signed certificate) on 127.0.0.1 for the controllers' "
+                   "/livez /readyz /healthz /metrics, as kcm's --secure-port; 0: off")
       ->capture_default_str();
   serve
       ->add_option("--simulate-nodes", f.simulate_nodes,
@@ -126,12 +128,14 @@ int RunServe(ServeFlags& f) {
     (*server)->Shutdown();
     return 2;
   }
-  std::unique_ptr<manager::HealthServer> health;
+  std::optional<manager::HealthServing> health;
   if (f.controller_manager_port != 0) {
     const manager::ControllerManager& m = **cm;
-    auto hs = manager::HealthServer::Start(
-        "127.0.0.1", static_cast<uint16_t>(f.controller_manager_port),
-        [&m](std::string_view, std::string_view target) { return m.ServeHttp(target); });
+    manager::ControllerManagerOptions serving;  // loopback, self-signed, no insecure port
+    serving.secure_port = f.controller_manager_port;
+    auto hs = manager::StartHealthServing(
+        serving, [&m](std::string_view, std::string_view target) { return m.ServeHttp(target); },
+        std::chrono::system_clock::now());
     if (!hs.ok()) {
       std::cerr << "svcplane: " << hs.status().message() << "\n";
       (*server)->Shutdown();

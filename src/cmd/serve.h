@@ -19,7 +19,7 @@ struct ServeFlags {
   // The in-process controller manager: the same flags as `svcplane controllers`. One embedded
   // server needs no election, so --leader-elect defaults to false here.
   ControllersFlags controllers;
-  int controller_manager_port = 0;  // plain-HTTP /metrics /readyz of the controllers; 0: off
+  int controller_manager_port = 0;  // HTTPS /metrics /readyz of the controllers; 0: off
   int simulate_nodes = 0;
   std::string simulate_cluster_cidr;  // "": 10.244.0.0/16, or 10.0.0.0/8 above 256 nodes
 };

@@ -2,14 +2,14 @@
 
 #include <gtest/gtest.h>
 
-#include "client/leaderelection/testing/fake_resource_client.h"
+#include "client/testing/fake_clientset.h"
 #include "sim/node_factory.h"
 
 namespace svcplane::sim {
 namespace {
 
 using api::coordination::v1::Lease;
-using client::leaderelection::testing::FakeResourceClient;
+using client::testing::FakeResourceClient;
 using std::chrono::seconds;
 
 SimOptions Opts() {

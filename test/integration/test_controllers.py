@@ -1,20 +1,27 @@
 """`svcplane controllers` against the real `svcplane serve`: leader election between two
 processes (one leads, the other stays standby; kill -9 of the leader hands over within the lease
-duration plus one retry), /livez /readyz /healthz /metrics, clean release on SIGTERM, flags.
+duration plus one retry), /livez /readyz /healthz /metrics over HTTPS on --secure-port (a
+self-signed certificate made in memory, or --tls-cert-file), the deprecated plain-HTTP --port,
+clean release on SIGTERM, flags.
 
 Every controllers process started here is tracked and killed at exit, like the servers.
 """
 
 import atexit
+import http.client
 import os
 import re
 import signal
+import ssl
 import subprocess
+import tempfile
 import time
 import unittest
 import urllib.error
 import urllib.request
 
+from cryptography import x509
+from cryptography.x509.oid import NameOID
 from kubernetes import client
 
 import harness
@@ -44,15 +51,24 @@ def _kill_all():
 atexit.register(_kill_all)
 
 
-class Controllers:
-    """One `svcplane controllers` process with its own health port and log file."""
+def _unverified():
+    """What a kubelet probe or `curl -k` does: TLS without checking the certificate."""
+    ctx = ssl.create_default_context()
+    ctx.check_hostname = False
+    ctx.verify_mode = ssl.CERT_NONE
+    return ctx
 
-    def __init__(self, srv, extra_args=(), name="c"):
+
+class Controllers:
+    """One `svcplane controllers` process with its own HTTPS health port and log file."""
+
+    def __init__(self, srv, extra_args=(), name="c", ssl_context=None):
         self.port = harness.free_port()
+        self.ssl_context = ssl_context or _unverified()
         self.log_path = os.path.join(srv.data_dir, "%s-%d.log" % (name, self.port))
         self._log = open(self.log_path, "ab")
         args = [harness.SVCPLANE, "controllers", "--kubeconfig", srv.kubeconfig,
-                "--port", str(self.port)] + list(extra_args)
+                "--secure-port", str(self.port)] + list(extra_args)
         self.proc = subprocess.Popen(args, stdout=self._log, stderr=subprocess.STDOUT,
                                      stdin=subprocess.DEVNULL)
         _procs.add(self.proc)
@@ -74,11 +90,11 @@ class Controllers:
             time.sleep(0.05)
         raise AssertionError("no identity logged:\n" + self.log())
 
-    def get(self, path):
-        """(status, body) of GET http://127.0.0.1:port/path."""
+    def get(self, path, url=None):
+        """(status, body) of GET https://127.0.0.1:port/path (or of `url`)."""
         try:
-            with urllib.request.urlopen("http://127.0.0.1:%d%s" % (self.port, path),
-                                        timeout=10) as r:
+            with urllib.request.urlopen(url or "https://127.0.0.1:%d%s" % (self.port, path),
+                                        timeout=10, context=self.ssl_context) as r:
                 return r.status, r.read().decode()
         except urllib.error.HTTPError as e:
             return e.code, e.read().decode()
@@ -89,8 +105,16 @@ class Controllers:
             try:
                 return self.get("/livez")
             except (urllib.error.URLError, ConnectionError):
+                if self.proc.poll() is not None:
+                    raise AssertionError("controllers exited (%d):\n%s"
+                                         % (self.proc.returncode, self.log()))
                 time.sleep(0.05)
         raise AssertionError("health endpoint never answered:\n" + self.log())
+
+    def served_certificate(self):
+        """The certificate the HTTPS port presents, parsed."""
+        pem = ssl.get_server_certificate(("127.0.0.1", self.port), timeout=10)
+        return x509.load_pem_x509_certificate(pem.encode())
 
     def master_status(self):
         _, body = self.get("/metrics")
@@ -124,8 +148,8 @@ class ControllersTest(unittest.TestCase):
         self.coord = client.CoordinationV1Api(api)
         self.core = client.CoreV1Api(api)
 
-    def start(self, *extra, name="c"):
-        c = Controllers(self.srv, extra, name)
+    def start(self, *extra, name="c", ssl_context=None):
+        c = Controllers(self.srv, extra, name, ssl_context)
         self.addCleanup(c.cleanup)
         return c
 
@@ -263,8 +287,55 @@ class ControllersTest(unittest.TestCase):
         self.assertNotEqual(bad.proc.wait(30), 0)
         self.assertIn("--kube-api-content-type", bad.log())
 
+    def test_health_is_https_with_a_self_signed_certificate_and_port_is_plain_http(self):
+        insecure = harness.free_port()
+        c = self.start("--leader-elect=false", "--port", str(insecure))
+        self.assertEqual(c.wait_http(), (200, "ok"))
+        # As kube-controller-manager without --tls-cert-file: "localhost@<unix time>", signed by
+        # an in-memory "localhost-ca@<unix time>", valid for localhost and 127.0.0.1.
+        cert = c.served_certificate()
+        cn = cert.subject.get_attributes_for_oid(NameOID.COMMON_NAME)[0].value
+        issuer = cert.issuer.get_attributes_for_oid(NameOID.COMMON_NAME)[0].value
+        self.assertRegex(cn, r"^localhost@\d+$")
+        self.assertEqual(issuer, cn.replace("@", "-ca@"))
+        sans = cert.extensions.get_extension_for_class(x509.SubjectAlternativeName).value
+        self.assertIn("localhost", sans.get_values_for_type(x509.DNSName))
+        self.assertIn("127.0.0.1", [str(ip) for ip in sans.get_values_for_type(x509.IPAddress)])
+        # A client that verifies refuses it (nobody's CA signed it).
+        with self.assertRaises(urllib.error.URLError):
+            urllib.request.urlopen("https://127.0.0.1:%d/livez" % c.port, timeout=10)
+        # Plain HTTP on the secure port gets no answer.
+        with self.assertRaises((urllib.error.URLError, ConnectionError,
+                                http.client.HTTPException)):
+            urllib.request.urlopen("http://127.0.0.1:%d/livez" % c.port, timeout=10)
+        # The deprecated insecure --port serves the same answers without TLS.
+        self.assertEqual(c.get(None, "http://127.0.0.1:%d/livez" % insecure), (200, "ok"))
+        status, body = c.get(None, "http://127.0.0.1:%d/metrics" % insecure)
+        self.assertEqual(status, 200)
+        self.assertIn("# TYPE workqueue_adds_total counter", body)
+        self.assertIn("--port is deprecated", c.log())
+        self.assertEqual(c.stop(), 0)
+
+    def test_tls_cert_file_is_served_and_verifies(self):
+        d = tempfile.mkdtemp(dir=self.srv.data_dir)
+        crt, key = os.path.join(d, "tls.crt"), os.path.join(d, "tls.key")
+        subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
+                        "ec_paramgen_curve:P-256", "-nodes", "-keyout", key, "-out", crt,
+                        "-days", "1", "-subj", "/CN=kcm-test",
+                        "-addext", "subjectAltName=IP:127.0.0.1"],
+                       check=True, capture_output=True)
+        verified = ssl.create_default_context(cafile=crt)
+        c = self.start("--leader-elect=false", "--tls-cert-file", crt,
+                       "--tls-private-key-file", key, ssl_context=verified)
+        self.assertEqual(c.wait_http(), (200, "ok"))
+        cn = c.served_certificate().subject.get_attributes_for_oid(NameOID.COMMON_NAME)[0].value
+        self.assertEqual(cn, "kcm-test")
+        self.assertEqual(c.stop(), 0)
+
     def test_bad_flags_are_refused(self):
         for args, text in [
+            (["--tls-cert-file", self.srv.kubeconfig],
+             "--tls-cert-file and --tls-private-key-file must be given together"),
             (["--controllers", "*,-nope"], '"nope" is not in the list of known controllers'),
             (["--leader-elect-lease-duration", "2s"],
              "--leader-elect-lease-duration must be greater than --leader-elect-renew-deadline"),

@@ -29,7 +29,9 @@ TEST(StatusResponseTest, MatchesKubernetesShapeAndEscapes) {
   Response r = StatusResponse(GoneError("too old resource version: 1 (2)"));
   EXPECT_EQ(r.status, 410);
   EXPECT_NE(r.body.find(R"("reason":"Expired")"), std::string::npos);
-  EXPECT_EQ(JsonQuote("a\nb\x01"), "\"a\\nb\\u0001\"");
+  EXPECT_EQ(StatusJson(400, "BadRequest", "<a\nb\x01>"),
+            R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",)"
+            R"("message":"\u003ca\nb\u0001\u003e","reason":"BadRequest","code":400})");
 }
 
 }  // namespace

@@ -2,37 +2,9 @@
 
 #include <fmt/format.h>
 
-namespace svcplane::apiserver::http {
+#include "base/json_string.h"
 
-std::string JsonQuote(std::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          out += fmt::format("\\u{:04x}", static_cast<unsigned char>(c));
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out + "\"";
-}
+namespace svcplane::apiserver::http {
 
 std::string StatusJson(int code, std::string_view reason, std::string_view message) {
   return fmt::format(

@@ -22,7 +22,4 @@ int HttpCodeFor(Code code);
 // StatusResponse(HttpCodeFor(st.code()), CodeName(st.code()), st.message()); causes omitted.
 Response StatusResponse(const Status& st);
 
-// JSON string literal for `s`, quotes included.
-std::string JsonQuote(std::string_view s);
-
 }  // namespace svcplane::apiserver::http

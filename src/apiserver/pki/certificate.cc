@@ -9,9 +9,12 @@
 
 #include <fmt/format.h>
 
-#include "apiserver/pki/internal/openssl_util.h"
+#include "base/tls/x509.h"
 
 namespace svcplane::apiserver::pki {
+
+namespace tls = base::tls;
+
 namespace {
 
 std::vector<std::string> NameEntries(X509_NAME* name, int nid) {
@@ -63,7 +66,7 @@ struct StoreCtxFree {
 }  // namespace
 
 Result<CertificateInfo> ParseCertificate(std::string_view cert_pem) {
-  auto cert = internal::CertFromPem(cert_pem);
+  auto cert = tls::CertFromPem(cert_pem);
   if (!cert.ok()) return cert.status();
   X509* x = cert->get();
   CertificateInfo info;
@@ -82,15 +85,15 @@ Result<CertificateInfo> ParseCertificate(std::string_view cert_pem) {
 }
 
 Status VerifyCertificate(std::string_view cert_pem, std::string_view ca_pem) {
-  auto cert = internal::CertFromPem(cert_pem);
+  auto cert = tls::CertFromPem(cert_pem);
   if (!cert.ok()) return cert.status();
-  auto ca = internal::CertFromPem(ca_pem);
+  auto ca = tls::CertFromPem(ca_pem);
   if (!ca.ok()) return ca.status();
   std::unique_ptr<X509_STORE, StoreFree> store(X509_STORE_new());
   std::unique_ptr<X509_STORE_CTX, StoreCtxFree> ctx(X509_STORE_CTX_new());
   if (!store || !ctx || X509_STORE_add_cert(store.get(), ca->get()) != 1 ||
       X509_STORE_CTX_init(ctx.get(), store.get(), cert->get(), nullptr) != 1) {
-    return InternalError("certificate store: " + internal::TakeOpenSslError());
+    return InternalError("certificate store: " + tls::TakeOpenSslError());
   }
   if (X509_verify_cert(ctx.get()) != 1) {
     int err = X509_STORE_CTX_get_error(ctx.get());

@@ -5,41 +5,12 @@
 #include <fmt/format.h>
 
 #include "apiserver/pki/internal/files.h"
+#include "base/json_string.h"
 
 // Written as text rather than through yaml-cpp, which the layering keeps inside api/codec. Every
 // scalar is double-quoted with JSON-style escapes, which is valid YAML for any content.
 namespace svcplane::apiserver::pki {
 namespace {
-
-std::string Quote(std::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          out += fmt::format("\\x{:02x}", static_cast<unsigned char>(c));
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out + "\"";
-}
 
 std::string Base64(std::string_view data) {
   std::string out(4 * ((data.size() + 2) / 3) + 1, '\0');
@@ -63,7 +34,7 @@ std::string ServerUrl(std::string_view listen_host, uint16_t port) {
 
 std::string RenderKubeconfig(const KubeconfigParams& p) {
   std::string user;
-  if (!p.token.empty()) user += fmt::format("    token: {}\n", Quote(p.token));
+  if (!p.token.empty()) user += fmt::format("    token: {}\n", JsonQuote(p.token));
   if (!p.client_cert_pem.empty()) {
     user += fmt::format("    client-certificate-data: {}\n", Base64(p.client_cert_pem));
     user += fmt::format("    client-key-data: {}\n", Base64(p.client_key_pem));
@@ -88,9 +59,9 @@ std::string RenderKubeconfig(const KubeconfigParams& p) {
       "    user: {user_name}\n"
       "current-context: {context}\n"
       "preferences: {{}}\n",
-      fmt::arg("cluster", Quote(p.cluster_name)), fmt::arg("server", Quote(p.server_url)),
-      fmt::arg("ca", Base64(p.ca_pem)), fmt::arg("user_name", Quote(p.user_name)),
-      fmt::arg("user", user), fmt::arg("context", Quote(p.context_name)));
+      fmt::arg("cluster", JsonQuote(p.cluster_name)), fmt::arg("server", JsonQuote(p.server_url)),
+      fmt::arg("ca", Base64(p.ca_pem)), fmt::arg("user_name", JsonQuote(p.user_name)),
+      fmt::arg("user", user), fmt::arg("context", JsonQuote(p.context_name)));
 }
 
 Status WriteKubeconfig(const std::string& path, const KubeconfigParams& params) {

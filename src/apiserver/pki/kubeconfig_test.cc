@@ -78,6 +78,19 @@ TEST(KubeconfigTest, ClientCertificateAndOddCharactersSurvive) {
   EXPECT_EQ(Unbase64(cfg["users"][0]["user"]["client-key-data"].as<std::string>()), "key\n");
 }
 
+// Scalars are JSON-quoted (base/json_string.h); YAML reads \uXXXX escapes back to the bytes.
+TEST(KubeconfigTest, EscapedScalarsReadBackExactly) {
+  KubeconfigParams p;
+  p.server_url = "https://127.0.0.1:6443/?a=1&b=<2>";
+  p.token = "t\\ok\ten\x01";
+  p.context_name = "line\nbreak \u2028 \u00e9";
+  YAML::Node cfg = YAML::Load(RenderKubeconfig(p));
+  EXPECT_EQ(cfg["clusters"][0]["cluster"]["server"].as<std::string>(), p.server_url);
+  EXPECT_EQ(cfg["users"][0]["user"]["token"].as<std::string>(), p.token);
+  EXPECT_EQ(cfg["current-context"].as<std::string>(), p.context_name);
+  EXPECT_EQ(cfg["contexts"][0]["name"].as<std::string>(), p.context_name);
+}
+
 TEST(KubeconfigTest, ServerUrlIsConnectable) {
   EXPECT_EQ(ServerUrl("127.0.0.1", 6443), "https://127.0.0.1:6443");
   EXPECT_EQ(ServerUrl("0.0.0.0", 6443), "https://127.0.0.1:6443");

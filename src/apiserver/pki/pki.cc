@@ -10,13 +10,17 @@
 
 #include "apiserver/pki/certificate.h"
 #include "apiserver/pki/internal/files.h"
-#include "apiserver/pki/internal/openssl_util.h"
+#include "base/tls/x509.h"
 
 namespace svcplane::apiserver::pki {
+
+namespace tls = base::tls;
+
 namespace {
 
-using internal::CertKind;
-using internal::CertTemplate;
+using tls::CertKind;
+using tls::CertTemplate;
+using tls::KeyPair;
 
 constexpr int kCaDays = 3650;
 constexpr int kLeafDays = 365;
@@ -49,24 +53,6 @@ struct Paths {
         admin_key(dir + "/admin.key") {}
 };
 
-struct KeyPair {
-  std::string cert_pem, key_pem;
-};
-
-Result<KeyPair> Issue(const CertTemplate& tmpl, X509* issuer, EVP_PKEY* issuer_key) {
-  auto key = internal::GenerateEcP256Key();
-  if (!key.ok()) return key.status();
-  // A CA signs itself with its own fresh key.
-  EVP_PKEY* signer = issuer_key != nullptr ? issuer_key : key->get();
-  auto cert = internal::IssueCertificate(tmpl, key->get(), issuer, signer);
-  if (!cert.ok()) return cert.status();
-  auto cert_pem = internal::CertToPem(cert->get());
-  if (!cert_pem.ok()) return cert_pem.status();
-  auto key_pem = internal::KeyToPem(key->get());
-  if (!key_pem.ok()) return key_pem.status();
-  return KeyPair{*cert_pem, *key_pem};
-}
-
 // Key first: a crash in between leaves a key without a certificate, which the next start
 // treats as "missing" and replaces.
 Status Save(const KeyPair& kp, const std::string& crt, const std::string& key) {
@@ -79,7 +65,7 @@ Result<KeyPair> LoadOrCreateCa(const Paths& p, bool* created) {
   if (!crt.ok() && crt.status().code() != Code::kNotFound) return crt.status();
   if (!crt.ok()) {
     CertTemplate tmpl{.kind = CertKind::kCa, .common_name = "svcplane-ca", .valid_days = kCaDays};
-    auto kp = Issue(tmpl, nullptr, nullptr);
+    auto kp = tls::IssueKeyPair(tmpl, nullptr, nullptr);
     if (!kp.ok()) return kp.status();
     SVC_RETURN_IF_ERROR(Save(*kp, p.ca_crt, p.ca_key));
     *created = true;
@@ -90,11 +76,11 @@ Result<KeyPair> LoadOrCreateCa(const Paths& p, bool* created) {
     return InternalError(
         fmt::format("{} exists but its key cannot be read: {}", p.ca_crt, key.status().message()));
   }
-  auto cert = internal::CertFromPem(*crt);
+  auto cert = tls::CertFromPem(*crt);
   if (!cert.ok()) return InternalError(p.ca_crt + ": " + cert.status().message());
-  auto pkey = internal::KeyFromPem(*key);
+  auto pkey = tls::KeyFromPem(*key);
   if (!pkey.ok()) return InternalError(p.ca_key + ": " + pkey.status().message());
-  if (!internal::KeyMatchesCert(pkey->get(), cert->get())) {
+  if (!tls::KeyMatchesCert(pkey->get(), cert->get())) {
     return InternalError(fmt::format("{} does not match {}", p.ca_key, p.ca_crt));
   }
   return KeyPair{*crt, *key};
@@ -107,9 +93,9 @@ Result<KeyPair> LoadLeaf(const std::string& crt_path, const std::string& key_pat
   if (!crt.ok()) return crt.status();
   auto key = internal::ReadFile(key_path);
   if (!key.ok()) return key.status();
-  auto cert = internal::CertFromPem(*crt);
-  auto pkey = internal::KeyFromPem(*key);
-  if (!cert.ok() || !pkey.ok() || !internal::KeyMatchesCert(pkey->get(), cert->get())) {
+  auto cert = tls::CertFromPem(*crt);
+  auto pkey = tls::KeyFromPem(*key);
+  if (!cert.ok() || !pkey.ok() || !tls::KeyMatchesCert(pkey->get(), cert->get())) {
     return NotFoundError("unusable");
   }
   if (!VerifyCertificate(*crt, ca_pem).ok()) return NotFoundError("not signed by the CA");
@@ -133,11 +119,11 @@ Result<KeyPair> LoadOrIssueLeaf(const std::string& crt_path, const std::string& 
                                 const std::vector<std::string>& sans) {
   auto existing = LoadLeaf(crt_path, key_path, ca.cert_pem, sans);
   if (existing.ok()) return existing;
-  auto ca_cert = internal::CertFromPem(ca.cert_pem);
+  auto ca_cert = tls::CertFromPem(ca.cert_pem);
   if (!ca_cert.ok()) return ca_cert.status();
-  auto ca_key = internal::KeyFromPem(ca.key_pem);
+  auto ca_key = tls::KeyFromPem(ca.key_pem);
   if (!ca_key.ok()) return ca_key.status();
-  auto kp = Issue(tmpl, ca_cert->get(), ca_key->get());
+  auto kp = tls::IssueKeyPair(tmpl, ca_cert->get(), ca_key->get());
   if (!kp.ok()) return kp.status();
   SVC_RETURN_IF_ERROR(Save(*kp, crt_path, key_path));
   return kp;

@@ -5,14 +5,14 @@
 #include <atomic>
 #include <thread>
 
-#include "client/leaderelection/testing/fake_resource_client.h"
+#include "client/testing/fake_clientset.h"
 
 namespace svcplane::client::heartbeat {
 namespace {
 
 using api::coordination::v1::Lease;
-using leaderelection::testing::Action;
-using leaderelection::testing::FakeResourceClient;
+using client::testing::Action;
+using client::testing::FakeResourceClient;
 using namespace std::chrono_literals;
 
 std::vector<std::string> Verbs(const std::vector<Action>& actions) {

@@ -5,18 +5,18 @@
 #include <atomic>
 #include <thread>
 
-#include "client/leaderelection/testing/fake_resource_client.h"
-#include "client/leaderelection/testing/stepping_clock.h"
 #include "client/record/event_broadcaster.h"
+#include "client/testing/fake_clientset.h"
+#include "client/testing/stepping_clock.h"
 
 namespace svcplane::client::leaderelection {
 namespace {
 
 using api::coordination::v1::Lease;
 using namespace std::chrono_literals;
-using testing::Action;
-using testing::FakeResourceClient;
-using testing::SteppingClock;
+using client::testing::Action;
+using client::testing::FakeResourceClient;
+using client::testing::SteppingClock;
 
 int64_t Micros(WallTime t) {
   return std::chrono::duration_cast<std::chrono::microseconds>(t.time_since_epoch()).count();

@@ -4,14 +4,14 @@
 
 #include <atomic>
 
-#include "client/leaderelection/testing/fake_resource_client.h"
+#include "client/testing/fake_clientset.h"
 
 namespace svcplane::client::record {
 namespace {
 
 using api::core::v1::Event;
-using leaderelection::testing::Action;
-using leaderelection::testing::FakeResourceClient;
+using client::testing::Action;
+using client::testing::FakeResourceClient;
 using namespace std::chrono_literals;
 
 api::meta::ObjectReference Ref(std::string name = "web") {

@@ -4,6 +4,8 @@
 
 #include <string_view>
 
+#include "base/json_string.h"
+
 namespace svcplane::client::record {
 
 using api::core::v1::Event;
@@ -16,45 +18,15 @@ std::string Join(std::initializer_list<std::string_view> parts) {
   return out;
 }
 
-// JSON string literal (RFC 8259 escaping).
-std::string Quote(std::string_view s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (c < 0x20) {
-          out += fmt::format("\\u{:04x}", c);
-        } else {
-          out += static_cast<char>(c);
-        }
-    }
-  }
-  return out + "\"";
-}
-
 // The two-way merge patch client-go computes between the event with count 0, lastTimestamp at
 // the epoch and no message, and the event itself: exactly these three fields.
 std::string RepeatPatch(const Event& e) {
-  std::string patch = fmt::format(
-      "{{\"count\":{},\"lastTimestamp\":{}", e.count,
-      e.last_timestamp.IsZero() ? "null"
-                                : Quote(api::meta::FormatRFC3339(e.last_timestamp.unix_seconds)));
-  if (!e.message.empty()) patch += ",\"message\":" + Quote(e.message);
+  std::string patch =
+      fmt::format("{{\"count\":{},\"lastTimestamp\":{}", e.count,
+                  e.last_timestamp.IsZero()
+                      ? "null"
+                      : JsonQuote(api::meta::FormatRFC3339(e.last_timestamp.unix_seconds)));
+  if (!e.message.empty()) patch += ",\"message\":" + JsonQuote(e.message);
   return patch + "}";
 }
 

@@ -18,6 +18,7 @@
 #include "base/result.h"
 #include "client/transport/http.h"
 #include "client/transport/rest_client.h"
+#include "client/typed/by_kind.h"
 
 namespace svcplane::client {
 
@@ -111,25 +112,7 @@ class Clientset {
 
 template <typename T>
 ResourceClient<T>& Clientset::For() {
-  using namespace api::core::v1;
-  if constexpr (std::is_same_v<T, Namespace>)
-    return Namespaces();
-  else if constexpr (std::is_same_v<T, Service>)
-    return Services();
-  else if constexpr (std::is_same_v<T, Pod>)
-    return Pods();
-  else if constexpr (std::is_same_v<T, Node>)
-    return Nodes();
-  else if constexpr (std::is_same_v<T, api::core::v1::Endpoints>)
-    return Endpoints();
-  else if constexpr (std::is_same_v<T, Event>)
-    return Events();
-  else if constexpr (std::is_same_v<T, api::discovery::v1::EndpointSlice>)
-    return EndpointSlices();
-  else if constexpr (std::is_same_v<T, api::coordination::v1::Lease>)
-    return Leases();
-  else
-    static_assert(sizeof(T) == 0, "not a kind svcplane serves");
+  return ByKind<T>(*this);
 }
 
 }  // namespace svcplane::client

@@ -5,16 +5,16 @@
 #include <atomic>
 #include <thread>
 
-#include "client/leaderelection/testing/fake_resource_client.h"
-#include "client/leaderelection/testing/stepping_clock.h"
+#include "client/testing/fake_clientset.h"
+#include "client/testing/stepping_clock.h"
 #include "controllers/manager/builtin_controllers.h"
 
 namespace svcplane::controllers::manager {
 namespace {
 
-using client::leaderelection::testing::Action;
-using client::leaderelection::testing::FakeClientset;
-using client::leaderelection::testing::SteppingClock;
+using client::testing::Action;
+using client::testing::FakeClientset;
+using client::testing::SteppingClock;
 using namespace std::chrono_literals;
 
 // A controller that counts its starts and runs one worker until stopped.

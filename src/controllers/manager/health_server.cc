@@ -4,6 +4,8 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -38,7 +40,7 @@ void WriteAll(int fd, std::string_view data) {
     ssize_t n = ::send(fd, data.data(), data.size(), MSG_NOSIGNAL);
     if (n <= 0) {
       if (n < 0 && errno == EINTR) continue;
-      return;  // the client went away or timed out: nothing to do for a probe
+      return;
     }
     data.remove_prefix(static_cast<size_t>(n));
   }
@@ -46,8 +48,9 @@ void WriteAll(int fd, std::string_view data) {
 
 }  // namespace
 
-Result<std::unique_ptr<HealthServer>> HealthServer::Start(const std::string& host, uint16_t port,
-                                                          Handler handler) {
+Result<std::unique_ptr<HealthServer>> HealthServer::Start(
+    const std::string& host, uint16_t port, Handler handler,
+    std::shared_ptr<const base::tls::ServerContext> tls) {
   sockaddr_storage addr{};
   socklen_t len;
   int family;
@@ -84,16 +87,17 @@ Result<std::unique_ptr<HealthServer>> HealthServer::Start(const std::string& hos
     return UnavailableError(std::string("pipe: ") + std::strerror(errno));
   }
   return std::unique_ptr<HealthServer>(
-      new HealthServer(fd, pipe_fds[0], pipe_fds[1], actual, std::move(handler)));
+      new HealthServer(fd, pipe_fds[0], pipe_fds[1], actual, std::move(handler), std::move(tls)));
 }
 
 HealthServer::HealthServer(int listen_fd, int wake_read, int wake_write, uint16_t port,
-                           Handler handler)
+                           Handler handler, std::shared_ptr<const base::tls::ServerContext> tls)
     : listen_fd_(listen_fd),
       wake_read_(wake_read),
       wake_write_(wake_write),
       port_(port),
       handler_(std::move(handler)),
+      tls_(std::move(tls)),
       thread_([this] { Loop(); }) {}
 
 HealthServer::~HealthServer() {
@@ -111,6 +115,12 @@ void HealthServer::Stop() {
 }
 
 void HealthServer::Loop() {
+  // OpenSSL writes with plain write(): a client that left would raise SIGPIPE, which is directed
+  // at the writing thread, so blocking it here keeps it from killing the process.
+  sigset_t pipe;
+  sigemptyset(&pipe);
+  sigaddset(&pipe, SIGPIPE);
+  pthread_sigmask(SIG_BLOCK, &pipe, nullptr);
   while (true) {
     pollfd fds[2] = {{listen_fd_, POLLIN, 0}, {wake_read_, POLLIN, 0}};
     int n = ::poll(fds, 2, -1);
@@ -132,17 +142,41 @@ void HealthServer::ServeOne(int fd) {
   timeval timeout{2, 0};
   ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
   ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof(timeout));
+  std::unique_ptr<base::tls::ServerConnection> conn;
+  if (tls_ != nullptr) {
+    auto accepted = base::tls::ServerConnection::Accept(*tls_, fd);
+    // A probe that gave up, a client that does not trust us, or plain HTTP on the HTTPS port.
+    if (!accepted.ok()) return;
+    conn = std::move(*accepted);
+  }
   std::string head;
   char buf[2048];
   while (head.find("\r\n\r\n") == std::string::npos && head.size() < 16 * 1024) {
-    ssize_t n = ::recv(fd, buf, sizeof(buf), 0);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;
-    head.append(buf, static_cast<size_t>(n));
+    size_t got;
+    if (conn != nullptr) {
+      auto n = conn->Read(buf, sizeof(buf));
+      if (!n.ok() || *n == 0) return;
+      got = *n;
+    } else {
+      ssize_t n = ::recv(fd, buf, sizeof(buf), 0);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return;
+      got = static_cast<size_t>(n);
+    }
+    head.append(buf, got);
   }
+  std::string out = Answer(head);
+  // Write errors mean the client went away or timed out: nothing to do for a probe.
+  if (conn != nullptr) {
+    conn->WriteAll(out).IgnoreError();
+  } else {
+    WriteAll(fd, out);
+  }
+}
+
+std::string HealthServer::Answer(std::string_view head) const {
   // Request line: METHOD SP TARGET SP HTTP/1.x
-  std::string_view line(head);
-  line = line.substr(0, line.find("\r\n"));
+  std::string_view line = head.substr(0, head.find("\r\n"));
   size_t sp1 = line.find(' ');
   size_t sp2 = sp1 == std::string_view::npos ? sp1 : line.find(' ', sp1 + 1);
   HttpReply reply;
@@ -163,7 +197,7 @@ void HealthServer::ServeOne(int fd) {
       "X-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n",
       reply.status, ReasonPhrase(reply.status), reply.content_type, reply.body.size());
   if (method != "HEAD") out += reply.body;
-  WriteAll(fd, out);
+  return out;
 }
 
 }  // namespace svcplane::controllers::manager

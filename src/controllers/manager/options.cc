@@ -33,6 +33,12 @@ Status Validate(const ControllerManagerOptions& o) {
   if (o.port < 0 || o.port > 65535) {
     return InvalidError("--port must be between 0 and 65535");
   }
+  if (o.secure_port < 0 || o.secure_port > 65535) {
+    return InvalidError("--secure-port must be between 0 and 65535");
+  }
+  if (o.tls_cert_file.empty() != o.tls_private_key_file.empty()) {
+    return InvalidError("--tls-cert-file and --tls-private-key-file must be given together");
+  }
   auto positive = [](int v, const char* flag) -> Status {
     if (v < 1) return InvalidError(fmt::format("{} must be at least 1, got {}", flag, v));
     return Status::Ok();

@@ -55,10 +55,17 @@ struct ControllerManagerOptions {
   LeaderElectionOptions leader_election;
   double kube_api_qps = 20;  // --kube-api-qps
   int kube_api_burst = 30;   // --kube-api-burst
-  // Health and metrics endpoint: plain HTTP (kcm serves HTTPS on --secure-port 10257; we
-  // serve HTTP on --port, same default number, loopback by default).
+  // Health and metrics endpoint, as kcm: HTTPS on --bind-address:--secure-port with
+  // --tls-cert-file/--tls-private-key-file, or a self-signed certificate made in memory at start
+  // when neither is given. Unlike kcm (0.0.0.0) we bind loopback by default: our endpoint has no
+  // authentication, so exposing it is an explicit choice.
   std::string bind_address = "127.0.0.1";  // --bind-address
-  int port = 10257;                        // --port; 0 disables serving
+  int secure_port = 10257;                 // --secure-port; 0 disables HTTPS serving
+  std::string tls_cert_file;               // --tls-cert-file (PEM, chain after the certificate)
+  std::string tls_private_key_file;        // --tls-private-key-file
+  // --port: the deprecated insecure (plain HTTP) port on the same address, off by default.
+  // kcm removed it in 1.24; we keep it for probes that cannot speak TLS.
+  int port = 0;
 
   EndpointControllerOptions endpoint;
   EndpointSliceControllerOptions endpointslice;

@@ -46,6 +46,18 @@ TEST(ValidateTest, DefaultsAreKubeControllerManagers) {
   EXPECT_EQ(o.endpointslice.max_endpoints_per_slice, 100);
   EXPECT_EQ(o.mirroring.mirroring_max_endpoints_per_subset, 1000);
   EXPECT_EQ(o.controllers, std::vector<std::string>{"*"});
+  EXPECT_EQ(o.secure_port, 10257);
+  EXPECT_EQ(o.port, 0);  // the insecure port is off, as kcm has had it since 1.24
+}
+
+TEST(ValidateTest, ServingCertificateAndKeyComeTogether) {
+  ControllerManagerOptions o;
+  o.tls_cert_file = "tls.crt";
+  EXPECT_EQ(Validate(o).code(), Code::kInvalid);
+  o.tls_private_key_file = "tls.key";
+  EXPECT_TRUE(Validate(o).ok());
+  o.secure_port = 65536;
+  EXPECT_EQ(Validate(o).code(), Code::kInvalid);
 }
 
 TEST(ValidateTest, RejectsUnworkableTimings) {

@@ -1,4 +1,4 @@
-#include "apiserver/pki/internal/openssl_util.h"
+#include "base/tls/x509.h"
 
 #include <openssl/bn.h>
 #include <openssl/err.h>
@@ -8,7 +8,7 @@
 
 #include <fmt/format.h>
 
-namespace svcplane::apiserver::pki::internal {
+namespace svcplane::base::tls {
 namespace {
 
 Status SslError(std::string_view what) {
@@ -163,10 +163,23 @@ Result<X509Ptr> IssueCertificate(const CertTemplate& tmpl, EVP_PKEY* subject_key
   return cert;
 }
 
+Result<KeyPair> IssueKeyPair(const CertTemplate& tmpl, X509* issuer, EVP_PKEY* issuer_key) {
+  auto key = GenerateEcP256Key();
+  if (!key.ok()) return key.status();
+  EVP_PKEY* signer = issuer_key != nullptr ? issuer_key : key->get();
+  auto cert = IssueCertificate(tmpl, key->get(), issuer, signer);
+  if (!cert.ok()) return cert.status();
+  auto cert_pem = CertToPem(cert->get());
+  if (!cert_pem.ok()) return cert_pem.status();
+  auto key_pem = KeyToPem(key->get());
+  if (!key_pem.ok()) return key_pem.status();
+  return KeyPair{*cert_pem, *key_pem};
+}
+
 bool KeyMatchesCert(EVP_PKEY* key, X509* cert) {
   bool ok = X509_check_private_key(cert, key) == 1;
   ERR_clear_error();
   return ok;
 }
 
-}  // namespace svcplane::apiserver::pki::internal
+}  // namespace svcplane::base::tls

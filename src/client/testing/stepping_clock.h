@@ -14,7 +14,7 @@
 
 #include "base/clock.h"
 
-namespace svcplane::client::leaderelection::testing {
+namespace svcplane::client::testing {
 
 class SteppingClock final : public Clock {
  public:
@@ -79,4 +79,4 @@ class SteppingClock final : public Clock {
   mutable std::multiset<TimePoint> deadlines_;  // guarded by mu_
 };
 
-}  // namespace svcplane::client::leaderelection::testing
+}  // namespace svcplane::client::testing

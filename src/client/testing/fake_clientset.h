@@ -1,19 +1,22 @@
 #pragma once
 
-// A stateful in-memory ResourceClient<T> and Clientset for unit tests of the leader elector, the
-// event recorder and the heartbeat controller (client-go's fake clientset + ObjectTracker, cut
-// down to what those need). Objects are copied on the way in and shared read-only on the way
-// out; resourceVersions are checked on Update, as the API server does. Every call is recorded
-// as an Action, and a reactor can fail any call with a chosen Status.
-//
-// TODO(lease): move to client/testing once the informer branch's FakeClient lands there #5
+// The one in-memory fake of client/typed for tests that cannot (client/ must not link
+// apiserver/) or should not (fault injection, exact call records) use the loopback
+// MemoryClientset: client-go's fake clientset + ObjectTracker, cut down to what our tests need.
+// Objects are copied on the way in and shared read-only on the way out; resourceVersions are
+// checked on Update, as the API server does. Every call is recorded as an Action, and a reactor
+// can fail any call with a chosen Status. For reflector tests, List and Watch can be scripted
+// instead (AddList/AddWatch), as client-go's list and watch reactors.
 
+#include <chrono>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -21,7 +24,7 @@
 #include "base/uuid.h"
 #include "client/typed/interface.h"
 
-namespace svcplane::client::leaderelection::testing {
+namespace svcplane::client::testing {
 
 struct Action {
   std::string verb;  // "get", "list", "create", "update", "patch", "delete"
@@ -40,6 +43,10 @@ Result<std::string> ApplyMergePatch(std::string_view doc, std::string_view patch
 template <typename T>
 class FakeResourceClient final : public ResourceClient<T> {
  public:
+  using ListFn = std::function<Result<ObjectList<T>>(const ListOptions&)>;
+  using WatchFn =
+      std::function<Status(const ListOptions&, const WatchEventHandler<T>&, CancelToken&)>;
+
   Result<ObjectPtr<T>> Get(std::string_view ns, std::string_view name,
                            const GetOptions& = {}) override {
     std::lock_guard<std::mutex> l(mu_);
@@ -49,9 +56,19 @@ class FakeResourceClient final : public ResourceClient<T> {
     return it->second;
   }
 
-  Result<ObjectList<T>> List(std::string_view ns, const ListOptions& = {}) override {
-    std::lock_guard<std::mutex> l(mu_);
+  // Unscripted: the stored objects. Scripted (after any AddList/AddWatch): the next scripted
+  // answer, Unavailable once the script ran out.
+  Result<ObjectList<T>> List(std::string_view ns, const ListOptions& options = {}) override {
+    std::unique_lock<std::mutex> l(mu_);
+    list_calls_.push_back(options);
     if (auto st = RecordLocked({"list", std::string(ns), {}, {}})) return *st;
+    if (scripted_) {
+      if (lists_.empty()) return UnavailableError("fake: no scripted list");
+      ListFn fn = std::move(lists_.front());
+      lists_.pop_front();
+      l.unlock();
+      return fn(options);
+    }
     ObjectList<T> list;
     for (const auto& [key, obj] : objects_) {
       if (ns.empty() || key.first == ns) list.items.push_back(obj);
@@ -60,9 +77,23 @@ class FakeResourceClient final : public ResourceClient<T> {
     return list;
   }
 
-  Status Watch(std::string_view, const ListOptions&, const WatchEventHandler<T>&,
-               CancelToken&) override {
-    return Status(Code::kMethodNotAllowed, "the fake client does not watch");
+  // Unscripted: MethodNotAllowed. Scripted: the next scripted watch, or, once the script ran
+  // out, a quiet watch that ends when cancelled.
+  Status Watch(std::string_view, const ListOptions& options, const WatchEventHandler<T>& handler,
+               CancelToken& cancel) override {
+    WatchFn fn;
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      watch_calls_.push_back(options);
+      if (!scripted_) return Status(Code::kMethodNotAllowed, "the fake client does not watch");
+      if (!watches_.empty()) {
+        fn = std::move(watches_.front());
+        watches_.pop_front();
+      }
+    }
+    if (fn) return fn(options, handler, cancel);
+    while (!cancel.cancelled()) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    return Status::Ok();
   }
 
   Result<ObjectPtr<T>> Create(const T& obj, const WriteOptions& = {}) override {
@@ -126,6 +157,27 @@ class FakeResourceClient final : public ResourceClient<T> {
   }
 
   // Test helpers: none of them records an action or consults the reactor.
+
+  // Queue one answer for List / one run of Watch; from then on both verbs are scripted.
+  void AddList(ListFn fn) {
+    std::lock_guard<std::mutex> l(mu_);
+    scripted_ = true;
+    lists_.push_back(std::move(fn));
+  }
+  void AddWatch(WatchFn fn) {
+    std::lock_guard<std::mutex> l(mu_);
+    scripted_ = true;
+    watches_.push_back(std::move(fn));
+  }
+  // The options of every List / Watch call so far.
+  std::vector<ListOptions> list_calls() const {
+    std::lock_guard<std::mutex> l(mu_);
+    return list_calls_;
+  }
+  std::vector<ListOptions> watch_calls() const {
+    std::lock_guard<std::mutex> l(mu_);
+    return watch_calls_;
+  }
   void SetReactor(Reactor reactor) {
     std::lock_guard<std::mutex> l(mu_);
     reactor_ = std::move(reactor);
@@ -192,6 +244,11 @@ class FakeResourceClient final : public ResourceClient<T> {
   std::vector<Action> actions_;
   Reactor reactor_;
   int64_t rv_ = 0;
+  bool scripted_ = false;
+  std::deque<ListFn> lists_;
+  std::deque<WatchFn> watches_;
+  std::vector<ListOptions> list_calls_;
+  std::vector<ListOptions> watch_calls_;
 };
 
 // A Clientset of fakes, one per kind.
@@ -219,4 +276,4 @@ class FakeClientset final : public Clientset {
   FakeResourceClient<api::coordination::v1::Lease> leases_;
 };
 
-}  // namespace svcplane::client::leaderelection::testing
+}  // namespace svcplane::client::testing

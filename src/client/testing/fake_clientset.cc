@@ -1,8 +1,8 @@
-#include "client/leaderelection/testing/fake_resource_client.h"
+#include "client/testing/fake_clientset.h"
 
 #include <boost/json.hpp>
 
-namespace svcplane::client::leaderelection::testing {
+namespace svcplane::client::testing {
 
 namespace {
 
@@ -32,4 +32,4 @@ Result<std::string> ApplyMergePatch(std::string_view doc, std::string_view patch
   return boost::json::serialize(MergePatch(std::move(d), p));
 }
 
-}  // namespace svcplane::client::leaderelection::testing
+}  // namespace svcplane::client::testing

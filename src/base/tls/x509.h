@@ -11,9 +11,11 @@
 
 #include "base/result.h"
 
-// Thin RAII and error adapters over OpenSSL. Only pki's .cc files include this; public headers
-// speak PEM strings.
-namespace svcplane::apiserver::pki::internal {
+// Thin RAII and error adapters over OpenSSL for key and certificate issuing, shared by the API
+// server's PKI (apiserver/pki) and the self-signed serving certificates of components that must
+// not depend on the API server (base/tls/self_signed.h). Only .cc files include this; their
+// public headers speak PEM strings.
+namespace svcplane::base::tls {
 
 struct EvpPkeyFree {
   void operator()(EVP_PKEY* p) const { EVP_PKEY_free(p); }
@@ -53,7 +55,16 @@ struct CertTemplate {
 Result<X509Ptr> IssueCertificate(const CertTemplate& tmpl, EVP_PKEY* subject_key, X509* issuer,
                                  EVP_PKEY* issuer_key);
 
+// A certificate and its private key, PEM-encoded.
+struct KeyPair {
+  std::string cert_pem, key_pem;
+};
+
+// A fresh P-256 key and a certificate for it, as PEM. A null `issuer` means self-signed: the
+// certificate is signed with its own new key (a CA).
+Result<KeyPair> IssueKeyPair(const CertTemplate& tmpl, X509* issuer, EVP_PKEY* issuer_key);
+
 // True when `key` is the private half of `cert`'s public key.
 bool KeyMatchesCert(EVP_PKEY* key, X509* cert);
 
-}  // namespace svcplane::apiserver::pki::internal
+}  // namespace svcplane::base::tls
