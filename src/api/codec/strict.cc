@@ -3,6 +3,7 @@
 #include <simdjson.h>
 
 #include <algorithm>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <unordered_map>
@@ -30,8 +31,45 @@ struct FlatMessage {
     const ProtoField* field = nullptr;     // nullptr: kind/apiVersion at the top (TypeMeta)
     const FlatMessage* message = nullptr;  // for message fields without a custom JSON form
   };
-  std::unordered_map<std::string_view, int> by_name;
   std::vector<Member> members;
+
+  void Add(std::string_view name, Member m) {
+    if (Find(name) >= 0) return;
+    names_.push_back(name);
+    members.push_back(m);
+    Rehash();
+  }
+  // The member index of `name`, or -1. An open-addressing table on a cheap hash (length and
+  // two bytes): every key of every object goes through here, so no general-purpose hashing.
+  int Find(std::string_view name) const {
+    if (slots_.empty()) return -1;
+    const size_t mask = slots_.size() - 1;
+    for (size_t i = Hash(name) & mask;; i = (i + 1) & mask) {
+      int16_t idx = slots_[i];
+      if (idx < 0) return -1;
+      if (names_[idx] == name) return idx;
+    }
+  }
+
+ private:
+  static size_t Hash(std::string_view s) {
+    if (s.empty()) return 0;
+    return s.size() * 131 + static_cast<unsigned char>(s[0]) * 31 +
+           static_cast<unsigned char>(s[s.size() / 2]) * 7 + static_cast<unsigned char>(s.back());
+  }
+  void Rehash() {
+    size_t n = 8;
+    while (n < names_.size() * 4) n *= 2;  // load <= 1/4: short probes
+    slots_.assign(n, -1);
+    for (size_t idx = 0; idx < names_.size(); ++idx) {
+      size_t i = Hash(names_[idx]) & (n - 1);
+      while (slots_[i] >= 0) i = (i + 1) & (n - 1);
+      slots_[i] = static_cast<int16_t>(idx);
+    }
+  }
+
+  std::vector<std::string_view> names_;
+  std::vector<int16_t> slots_;
 };
 
 class FlatSchema {
@@ -63,8 +101,7 @@ class FlatSchema {
       if (f.type == internal::ProtoType::kMessage && f.message->special == Special::kNone) {
         member.message = Flatten(f.message);
       }
-      flat->by_name.emplace(f.name, static_cast<int>(flat->members.size()));
-      flat->members.push_back(member);
+      flat->Add(f.name, member);
     }
   }
 
@@ -72,16 +109,12 @@ class FlatSchema {
   // Top-level objects: the message's members plus TypeMeta's kind and apiVersion.
   const FlatMessage* Root(std::string_view full_name) const {
     std::lock_guard lock(mu_);
+    if (auto it = by_name_.find(full_name); it != by_name_.end()) return it->second;
     std::string name(full_name);
-    if (auto it = by_name_.find(name); it != by_name_.end()) return it->second;
     const ProtoMessage* m = schema_.Find(name);
     if (!m) return by_name_[name] = nullptr;
     auto root = std::make_unique<FlatMessage>(*Flatten(m));
-    for (std::string_view tm : {"kind", "apiVersion"}) {
-      if (root->by_name.contains(tm)) continue;
-      root->by_name.emplace(tm, static_cast<int>(root->members.size()));
-      root->members.push_back({});
-    }
+    for (std::string_view tm : {"kind", "apiVersion"}) root->Add(tm, {});
     const FlatMessage* out = root.get();
     roots_.push_back(std::move(root));
     return by_name_[name] = out;
@@ -92,12 +125,12 @@ class FlatSchema {
   // Grows only (under mu_); entries are never freed or changed once handed out.
   mutable std::mutex mu_;
   mutable std::unordered_map<const ProtoMessage*, std::unique_ptr<FlatMessage>> flat_;
-  mutable std::unordered_map<std::string, const FlatMessage*> by_name_;
+  mutable std::map<std::string, const FlatMessage*, std::less<>> by_name_;
   mutable std::vector<std::unique_ptr<FlatMessage>> roots_;
 };
 
 // Walks one document with simdjson On-Demand; members it does not look into are skipped by the
-// iterator. `path_` holds the dotted path of the value being walked. With `emit`, it also writes
+// iterator. `path_` holds the path of the value being walked. With `emit`, it also writes
 // the document without its unknown members (what upstream's decoder keeps).
 class Walker {
  public:
@@ -152,12 +185,9 @@ class Walker {
       od::value v;
       if (item.get(v)) return false;
       if (emit_ && i > 0) emit_->push_back(',');
-      size_t mark = path_.size();
-      path_ += '[';
-      path_ += std::to_string(i++);
-      path_ += ']';
+      path_.push_back({{}, i++});
       bool ok = Value(v, schema);
-      path_.resize(mark);
+      path_.pop_back();
       if (!ok) return false;
     }
     if (emit_) emit_->push_back(']');
@@ -179,13 +209,13 @@ class Walker {
       const FlatMessage::Member* known = nullptr;
       bool duplicate = false;
       if (schema && !is_map) {
-        auto it = schema->by_name.find(key);
-        if (it == schema->by_name.end()) {
+        int idx = schema->Find(key);
+        if (idx < 0) {
           if (options_.unknown_fields) Save("unknown", key);
           continue;
         }
-        known = &schema->members[it->second];
-        size_t slot = static_cast<size_t>(it->second);
+        known = &schema->members[idx];
+        size_t slot = static_cast<size_t>(idx);
         if (slot < 64) {
           duplicate = seen_small & (uint64_t{1} << slot);
           seen_small |= uint64_t{1} << slot;
@@ -205,9 +235,7 @@ class Walker {
         emit_->push_back(':');
       }
       first = false;
-      size_t mark = path_.size();
-      if (!path_.empty()) path_ += '.';
-      path_ += key;
+      path_.push_back({key, 0});
       bool ok = true;
       od::value v;
       if (member.value().get(v)) {
@@ -219,7 +247,7 @@ class Walker {
       } else {
         ok = Value(v, nullptr);  // free-form: duplicates all the way down
       }
-      path_.resize(mark);
+      path_.pop_back();
       if (!ok) return false;
     }
     if (emit_) emit_->push_back('}');
@@ -228,7 +256,16 @@ class Walker {
 
   void Save(std::string_view what, std::string_view key) {
     if (out_->size() >= kMaxErrors) return;
-    std::string path = path_;
+    // Joined only now: most documents have no problem at all.
+    std::string path;
+    for (const Segment& seg : path_) {
+      if (seg.key.data() == nullptr) {
+        path += '[' + std::to_string(seg.index) + ']';
+        continue;
+      }
+      if (!path.empty()) path += '.';
+      path += seg.key;
+    }
     if (!path.empty()) path += '.';
     path += key;
     std::string error = std::string(what) + " field " + validation::GoQuote(path);
@@ -271,7 +308,13 @@ class Walker {
   std::vector<std::string>* out_;
   std::string* emit_;
   internal::JsonWriter writer_;
-  std::string path_;
+  // The path of the value being walked: keys (views into the parser's buffers, valid for the
+  // document) or list indexes (null key).
+  struct Segment {
+    std::string_view key;
+    size_t index = 0;
+  };
+  std::vector<Segment> path_;
 };
 
 struct ThreadParser {
@@ -327,10 +370,7 @@ std::vector<std::string> JsonPatchStrictErrors(std::string_view json) {
   // jsonPatchOp: {op, path, from string; value interface{}}.
   static const FlatMessage* op = [] {
     auto* m = new FlatMessage;
-    for (std::string_view name : {"op", "path", "from", "value"}) {
-      m->by_name.emplace(name, static_cast<int>(m->members.size()));
-      m->members.push_back({});
-    }
+    for (std::string_view name : {"op", "path", "from", "value"}) m->Add(name, {});
     return m;
   }();
   auto out = WalkDocument(json, {}, [&](Walker& w, od::value root) {

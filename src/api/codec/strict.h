@@ -34,7 +34,8 @@ std::vector<std::string> StrictDecodingErrors(std::string_view json,
 
 template <typename T>
 std::vector<std::string> StrictDecodingErrors(std::string_view json, StrictOptions options = {}) {
-  return StrictDecodingErrors(json, ProtoName(meta::Tag<T>{}), options);
+  static const std::string name = ProtoName(meta::Tag<T>{});
+  return StrictDecodingErrors(json, name, options);
 }
 
 // `json` without the members StrictDecodingErrors reports as unknown (at any depth), as
@@ -44,7 +45,8 @@ std::string PruneUnknownFields(std::string_view json, std::string_view message_f
 
 template <typename T>
 std::string PruneUnknownFields(std::string_view json) {
-  return PruneUnknownFields(json, ProtoName(meta::Tag<T>{}));
+  static const std::string name = ProtoName(meta::Tag<T>{});
+  return PruneUnknownFields(json, name);
 }
 
 // For a JSON patch body (a list of operations {op, path, from, value}): upstream decodes it
