@@ -165,6 +165,8 @@ class FieldValidation(unittest.TestCase):
                 self.assertTrue(st["message"].endswith(
                     ": strict decoding error: " + ", ".join(problems)), st["message"])
                 self.assertEqual(st["details"]["causes"][0]["field"], "patch")
+                self.assertFalse(st["details"].get("kind"))  # as upstream: no kind, no name
+                self.assertFalse(st["details"].get("name"))
                 status, obj, warnings = self.request("PATCH", path, patch, content_type=ctype)
                 self.assertEqual(status, 200, obj)
                 self.assertNotIn("bogus", obj["spec"])
@@ -206,6 +208,7 @@ class FieldValidation(unittest.TestCase):
         p = self.k("apply", "-f", "-", check=False,
                    input=json.dumps(service("fv-kubectl-existing", bogus=1)))
         self.assertNotEqual(p.returncode, 0)
+        self.assertIn("The request is invalid: patch: Invalid value:", p.stderr)
         self.assertIn('strict decoding error: unknown field "spec.bogus"', p.stderr)
 
     # --- event TTL -----------------------------------------------------------------------------

@@ -449,9 +449,14 @@ class ResourceHandler final : public Endpoint {
     if (!fv.ok()) return fv.status();
     *problems = StrictProblems(*fv);
     registry::WriteOptions wo{.dry_run = *dry};
-    wo.check_patched = PatchChecker(req, problems);
+    bool strict_failed = false;
+    wo.check_patched = PatchChecker(req, problems, &strict_failed);
     auto patched = reg_->Patch(info.ns, info.name, Sub(info),
                                req.Header("Content-Type").value_or(""), req.body, wo);
+    if (!patched.ok() && strict_failed) {
+      // Upstream's NewInvalid(schema.GroupKind{}, "", ...): details name no kind and no object.
+      return http::Reply(ErrorResponse(patched.status(), StatusTarget{}, WantsProtobuf(req)));
+    }
     if (!patched.ok()) return patched.status();
     return ObjectReply(req, 200, *patched);
   }
@@ -461,7 +466,8 @@ class ResourceHandler final : public Endpoint {
   // fails with 422 Invalid on field "patch" whose value is the patched JSON (the patch map for
   // a strategic merge patch).
   decltype(registry::WriteOptions::check_patched) PatchChecker(const http::Request& req,
-                                                               StrictProblems* problems) {
+                                                               StrictProblems* problems,
+                                                               bool* strict_failed) {
     auto type = patch::ParsePatchType(req.Header("Content-Type").value_or(""));
     const bool smp = type.ok() && *type == patch::PatchType::kStrategicMerge;
     std::vector<std::string> body_problems;
@@ -470,7 +476,7 @@ class ResourceHandler final : public Endpoint {
     } else if (type.ok()) {
       body_problems = api::codec::StrictDecodingErrors(req.body, "");
     }
-    return [problems, smp, body_problems = std::move(body_problems),
+    return [problems, smp, strict_failed, body_problems = std::move(body_problems),
             body = std::string_view(req.body)](
                std::string_view patched) -> Result<std::optional<std::string>> {
       problems->ClearWarnings();  // a retry re-checks a fresh result
@@ -478,6 +484,7 @@ class ResourceHandler final : public Endpoint {
       auto more = api::codec::StrictDecodingErrors<T>(patched);
       found.insert(found.end(), more.begin(), more.end());
       SVC_RETURN_IF_ERROR(problems->Report(found, [&](const auto& all) {
+        *strict_failed = true;
         std::string value = smp ? GoSprintJsonMap(body) : std::string(patched);
         return api::validation::ToInvalidStatus(
             "", "",
