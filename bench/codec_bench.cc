@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "api/codec/json.h"
+#include "api/codec/strict.h"
 
 namespace svcplane::api::codec {
 namespace {
@@ -46,6 +47,19 @@ void BM_DecodePod(benchmark::State& state) {
   state.counters["bytes"] = static_cast<double>(json.size());
 }
 BENCHMARK(BM_DecodePod);
+
+// fieldValidation=Strict|Warn (the default): the unknown/duplicate field walk over the same Pod,
+// on top of the decode above.
+void BM_StrictFieldsPod(benchmark::State& state) {
+  std::string json = CompactPod();
+  for (auto _ : state) {
+    auto problems = StrictDecodingErrors<core::v1::Pod>(json);
+    if (!problems.empty()) std::abort();
+    benchmark::DoNotOptimize(problems);
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * json.size()));
+}
+BENCHMARK(BM_StrictFieldsPod);
 
 void BM_EncodePod(benchmark::State& state) {
   auto pod = *DecodeJson<core::v1::Pod>(CompactPod());

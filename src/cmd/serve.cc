@@ -66,6 +66,10 @@ CLI::App* AddServeCommand(CLI::App& app, ServeFlags& f) {
   serve->add_option("--advertise-address", s.advertise_address,
                     "address listed in the kubernetes Service's endpoints (default: --listen's "
                     "host unless loopback, else the default-route interface's address)");
+  serve
+      ->add_option("--event-ttl", f.event_ttl,
+                   "how long Events are kept after their last write (a Go duration; 0s: forever)")
+      ->capture_default_str();
   // Hidden (empty group): integration tests shrink watch history to force 410 Gone, and
   // exercise the allocation repair loops.
   serve->add_option("--watch-history-events", s.watch_history_events)->group("");
@@ -97,6 +101,12 @@ int RunServe(ServeFlags& f) {
     return 2;
   }
   f.server.repair_interval = std::chrono::seconds(std::max<int64_t>(1, f.repair_interval_seconds));
+  if (auto ttl = manager::ParseGoDuration(f.event_ttl); ttl.ok()) {
+    f.server.event_ttl = *ttl;
+  } else {
+    std::cerr << "svcplane: --event-ttl: " << ttl.status().message() << "\n";
+    return 2;
+  }
   if (Status st = ParseDurationFlags(f.controllers); !st.ok()) {
     std::cerr << "svcplane: " << st.message() << "\n";
     return 2;

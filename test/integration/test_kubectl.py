@@ -463,11 +463,9 @@ class Kubectl133(KubectlSuite, unittest.TestCase):
         self.k("create", "namespace", "gen-133")
         self.assertEqual(self.kjson("get", "namespace", "gen-133")["metadata"]["name"], "gen-133")
 
-    @unittest.expectedFailure
     def test_strict_validation_unknown_field(self):
-        # Known gap: kubectl 1.33 sends ?fieldValidation=Strict but the REST layer ignores the
-        # parameter and keeps unknown fields (the codec preserves them), so this create succeeds
-        # where kube-apiserver answers 400 'strict decoding error: unknown field'.
+        # kubectl 1.33 sends ?fieldValidation=Strict: 400 'strict decoding error: unknown field'
+        # (more in test_field_validation.py).
         obj = KINDS["Lease"][2]("strict")
         obj["spec"]["notAField"] = 1
         p = self.apply_manifest(obj, verb="create", check=False)

@@ -2,6 +2,7 @@
 
 #include <yaml.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
@@ -9,6 +10,7 @@
 #include <regex>
 
 #include "api/codec/internal/json_writer.h"
+#include "api/validation/field_errors.h"
 
 // libyaml rather than yaml-cpp: yaml-cpp 0.7 (Debian bookworm) never returns on some malformed
 // input (",x", "{ 1\",..."), allocating until memory runs out; our fuzzer found two such
@@ -163,7 +165,53 @@ struct Document {
   }
 };
 
+void CollectDuplicateKeys(yaml_document_t* doc, yaml_node_t* node, int depth,
+                          std::vector<std::string>* out) {
+  if (node == nullptr || depth > kMaxDepth) return;
+  if (node->type == YAML_SEQUENCE_NODE) {
+    for (yaml_node_item_t* it = node->data.sequence.items.start; it < node->data.sequence.items.top;
+         ++it) {
+      CollectDuplicateKeys(doc, yaml_document_get_node(doc, *it), depth + 1, out);
+    }
+    return;
+  }
+  if (node->type != YAML_MAPPING_NODE) return;
+  std::vector<std::string_view> seen;
+  for (yaml_node_pair_t* p = node->data.mapping.pairs.start; p < node->data.mapping.pairs.top;
+       ++p) {
+    yaml_node_t* key = yaml_document_get_node(doc, p->key);
+    if (key != nullptr && key->type == YAML_SCALAR_NODE) {
+      std::string_view k(reinterpret_cast<const char*>(key->data.scalar.value),
+                         key->data.scalar.length);
+      if (std::find(seen.begin(), seen.end(), k) != seen.end()) {
+        out->push_back("line " + std::to_string(key->start_mark.line + 1) + ": key " +
+                       validation::GoQuote(k) + " already set in map");
+      } else {
+        seen.push_back(k);
+      }
+    }
+    CollectDuplicateKeys(doc, yaml_document_get_node(doc, p->value), depth + 1, out);
+  }
+}
+
 }  // namespace
+
+std::vector<std::string> YamlDuplicateKeys(std::string_view yaml) {
+  std::vector<std::string> out;
+  if (!CheckFlowDepth(yaml).ok()) return out;
+  Parser parser;
+  yaml_parser_set_input_string(&parser.p, reinterpret_cast<const unsigned char*>(yaml.data()),
+                               yaml.size());
+  while (true) {
+    Document doc;
+    if (!yaml_parser_load(&parser.p, &doc.d)) return out;
+    doc.loaded = true;
+    yaml_node_t* root = yaml_document_get_root_node(&doc.d);
+    if (root == nullptr) break;
+    CollectDuplicateKeys(&doc.d, root, 0, &out);
+  }
+  return out;
+}
 
 Result<std::vector<std::string>> YamlToJson(std::string_view yaml) {
   SVC_RETURN_IF_ERROR(CheckFlowDepth(yaml));

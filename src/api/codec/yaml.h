@@ -13,4 +13,9 @@ namespace svcplane::api::codec {
 // (true/false/yes/no, integers, floats, null). Errors are kBadRequest with line and column.
 Result<std::vector<std::string>> YamlToJson(std::string_view yaml);
 
+// The keys set twice in one mapping, as go-yaml v2's strict decoding reports them (what
+// kube-apiserver's strict YAML decoding prints): `line 4: key "name" already set in map`, in
+// document order. Malformed YAML gives none (YamlToJson reports it).
+std::vector<std::string> YamlDuplicateKeys(std::string_view yaml);
+
 }  // namespace svcplane::api::codec

@@ -215,6 +215,14 @@ class Registry {
                                std::string(info().version) + "\" cannot be handled as a " +
                                std::string(info().kind) + ": " + decoded.status().message());
       }
+      if (wo.check_patched) {
+        auto replaced = wo.check_patched(*patched);
+        if (!replaced.ok()) return replaced.status();
+        if (*replaced) {
+          decoded = api::codec::DecodeJson<T>(**replaced);
+          if (!decoded.ok()) return decoded.status();
+        }
+      }
       bool pinned = decoded->metadata.resource_version != current->obj->metadata.resource_version;
       auto step = UpdateStep(*cur, std::move(*decoded), sub, pinned, wo);
       if (step.ok() || step.status().code() != kRetry) return step;

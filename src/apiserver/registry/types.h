@@ -46,6 +46,10 @@ enum class Subresource { kNone, kStatus, kFinalize };
 
 struct WriteOptions {
   bool dry_run = false;
+  // PATCH only: called with each patched document (JSON) once it decoded, before it is stored;
+  // an error fails the patch (fieldValidation=Strict); a document returned replaces it (unknown
+  // fields dropped). Called again on every retry.
+  std::function<Result<std::optional<std::string>>(std::string_view patched_json)> check_patched;
 };
 
 // Conditions the stored object must meet for a write to go ahead (storage.Preconditions).

@@ -10,11 +10,25 @@ http::Response JsonResponse(int status, std::string body, std::string_view conte
   return r;
 }
 
-Result<std::string> RequestBodyJson(const http::Request& req) {
+namespace {
+
+std::string_view MediaType(const http::Request& req) {
   std::string_view ct = req.Header("Content-Type").value_or("");
   ct = ct.substr(0, ct.find(';'));
   while (!ct.empty() && ct.back() == ' ') ct.remove_suffix(1);
-  if (ct.empty() || ct == "application/json" || ct == "*/*") return req.body;
+  return ct;
+}
+
+}  // namespace
+
+bool IsJsonBody(const http::Request& req) {
+  std::string_view ct = MediaType(req);
+  return ct.empty() || ct == "application/json" || ct == "*/*";
+}
+
+Result<std::string> RequestBodyJson(const http::Request& req) {
+  std::string_view ct = MediaType(req);
+  if (IsJsonBody(req)) return req.body;
   if (ct == "application/yaml" || ct == "application/x-yaml" || ct == "text/yaml") {
     auto docs = api::codec::YamlToJson(req.body);
     if (!docs.ok()) return docs.status();

@@ -3,8 +3,10 @@
 // REST verbs of one resource over its registry (api-wire §2): get, list, watch, create, update,
 // patch, delete, deletecollection, the status/finalize subresources and pods/binding.
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <string_view>
@@ -12,10 +14,14 @@
 #include "api/codec/encoding_cache.h"
 #include "api/codec/json.h"
 #include "api/codec/protobuf.h"
+#include "api/codec/strict.h"
 #include "api/codec/yaml.h"
+#include "api/validation/field_errors.h"
 #include "apiserver/http/handler.h"
+#include "apiserver/patch/patch.h"
 #include "apiserver/registry/binding.h"
 #include "apiserver/registry/registry.h"
+#include "apiserver/rest/field_validation.h"
 #include "apiserver/rest/query.h"
 #include "apiserver/rest/request_info.h"
 #include "apiserver/rest/status_body.h"
@@ -45,6 +51,8 @@ std::string WatchLine(std::string_view type, std::string_view object_json);
 bool AcceptsProtobuf(std::string_view accept);
 // The request body is application/vnd.kubernetes.protobuf.
 bool IsProtobufBody(const http::Request& req);
+// The request body is JSON (as RequestBodyJson reads it: no Content-Type is JSON too).
+bool IsJsonBody(const http::Request& req);
 http::Response ProtobufResponse(int status, std::string body);
 
 template <typename T>
@@ -76,13 +84,18 @@ class ResourceHandler final : public Endpoint {
 
   http::Reply Handle(const http::Request& req, const RequestInfo& info) override {
     const auto& m = req.method;
+    StrictProblems problems(FieldValidation::kIgnore);  // set by the writes that decode a body
     Result<http::Reply> r = Status(Code::kMethodNotAllowed,
                                    "the server does not allow this method on the requested "
                                    "resource");
     if (info.subresource == "binding") {
       // POST only; creates nothing, assigns the pod (upstream's BindingREST).
       if constexpr (std::is_same_v<T, api::core::v1::Pod>) {
-        if (m == "POST") return Bind(req, info);
+        if (m == "POST") {
+          http::Reply reply = Bind(req, info, &problems);
+          problems.AttachTo(&reply);
+          return reply;
+        }
       }
     } else if (m == "GET") {
       if (info.name.empty() || QueryBool(req, "watch")) {
@@ -91,19 +104,22 @@ class ResourceHandler final : public Endpoint {
         r = Get(req, info);
       }
     } else if (m == "POST" && info.name.empty() && info.subresource.empty()) {
-      r = Create(req, info);
+      r = Create(req, info, &problems);
     } else if (m == "PUT" && !info.name.empty()) {
-      r = Update(req, info);
+      r = Update(req, info, &problems);
     } else if (m == "PATCH" && !info.name.empty()) {
-      r = Patch(req, info);
+      r = Patch(req, info, &problems);
     } else if (m == "DELETE" && !info.name.empty() && info.subresource.empty()) {
       r = Delete(req, info);
     } else if (m == "DELETE" && info.name.empty() && !info.ns.empty() &&
                reg_->info().resource != "namespaces") {
       r = DeleteCollection(req, info);
     }
-    if (!r.ok()) return ErrorResponse(r.status(), Target(info.name), WantsProtobuf(req));
-    return std::move(*r);
+    http::Reply reply =
+        r.ok() ? std::move(*r)
+               : http::Reply(ErrorResponse(r.status(), Target(info.name), WantsProtobuf(req)));
+    problems.AttachTo(&reply);  // upstream sends warnings with failures too
+    return reply;
   }
 
  private:
@@ -251,19 +267,57 @@ class ResourceHandler final : public Endpoint {
   Result<http::Reply> Watch(const http::Request& req, const RequestInfo& info,
                             table::ResponseFormat format, ListParams params);
 
-  Result<T> DecodeBody(const http::Request& req, const RequestInfo& info) {
+  std::string CannotBeHandled(std::string_view why) const {
     const auto& ri = reg_->info();
+    return std::string(ri.kind) + " in version \"" + std::string(ri.version) +
+           "\" cannot be handled as a " + std::string(ri.kind) + ": " + std::string(why);
+  }
+
+  static bool HasUnknownField(const std::vector<std::string>& problems) {
+    return std::any_of(problems.begin(), problems.end(),
+                       [](const std::string& p) { return p.starts_with("unknown field "); });
+  }
+
+  // Strict problems of a JSON or YAML body (protobuf has no unknown-field notion upstream: its
+  // strict serializer is the plain one). For YAML, duplicate keys are go-yaml's error and the
+  // JSON it becomes has none (the last value wins), as upstream's YAMLToJSON.
+  std::vector<std::string> BodyProblems(const http::Request& req, std::string_view json) const {
+    std::vector<std::string> problems;
+    api::codec::StrictOptions opts;
+    if (!IsJsonBody(req)) {
+      auto dups = api::codec::YamlDuplicateKeys(req.body);
+      if (!dups.empty()) problems.push_back(YamlDuplicateKeysProblem(dups));
+      opts.duplicate_fields = false;
+    }
+    auto found = api::codec::StrictDecodingErrors<T>(json, opts);
+    problems.insert(problems.end(), found.begin(), found.end());
+    return problems;
+  }
+
+  Result<T> DecodeBody(const http::Request& req, const RequestInfo& info,
+                       StrictProblems* problems) {
+    const auto& ri = reg_->info();
+    const bool protobuf = IsProtobufBody(req);
+    std::string json;
     auto obj = [&]() -> Result<T> {
-      if (IsProtobufBody(req)) return api::codec::DecodeProtobuf<T>(req.body);
-      auto json = RequestBodyJson(req);
-      if (!json.ok()) return json.status();
-      return api::codec::DecodeJson<T>(*json);
+      if (protobuf) return api::codec::DecodeProtobuf<T>(req.body);
+      auto body = RequestBodyJson(req);
+      if (!body.ok()) return body.status();
+      json = std::move(*body);
+      return api::codec::DecodeJson<T>(json);
     }();
     if (!obj.ok() && obj.status().code() == Code::kUnsupportedMediaType) return obj.status();
-    if (!obj.ok()) {
-      return BadRequestError(std::string(ri.kind) + " in version \"" + std::string(ri.version) +
-                             "\" cannot be handled as a " + std::string(ri.kind) + ": " +
-                             obj.status().message());
+    if (!obj.ok()) return BadRequestError(CannotBeHandled(obj.status().message()));
+    if (!protobuf) {
+      auto found = BodyProblems(req, json);
+      SVC_RETURN_IF_ERROR(problems->Report(found, [&](const auto& all) {
+        return BadRequestError(CannotBeHandled(api::codec::StrictDecodingErrorMessage(all)));
+      }));
+      if (HasUnknownField(found)) {
+        // Warn and Ignore keep the object without them, as upstream's decoder does.
+        obj = api::codec::DecodeJson<T>(api::codec::PruneUnknownFields<T>(json));
+        if (!obj.ok()) return BadRequestError(CannotBeHandled(obj.status().message()));
+      }
     }
     if (!obj->api_version.empty() && obj->api_version != ri.GroupVersion()) {
       return BadRequestError("the API version in the data (" + obj->api_version +
@@ -287,10 +341,14 @@ class ResourceHandler final : public Endpoint {
     return obj;
   }
 
-  Result<http::Reply> Create(const http::Request& req, const RequestInfo& info) {
+  Result<http::Reply> Create(const http::Request& req, const RequestInfo& info,
+                             StrictProblems* problems) {
     auto dry = ParseDryRun(req);
     if (!dry.ok()) return dry.status();
-    auto obj = DecodeBody(req, info);
+    auto fv = ParseFieldValidation(req, "CreateOptions.meta.k8s.io");
+    if (!fv.ok()) return fv.status();
+    *problems = StrictProblems(*fv);
+    auto obj = DecodeBody(req, info, problems);
     if (!obj.ok()) return obj.status();
     std::string name = obj->metadata.name;
     auto created = reg_->Create(info.ns, std::move(*obj), {.dry_run = *dry});
@@ -302,7 +360,7 @@ class ResourceHandler final : public Endpoint {
 
   // POST pods/{name}/binding: answers 201 with a Success Status (code 201), as upstream's
   // create handler does for a create that returns a Status.
-  http::Reply Bind(const http::Request& req, const RequestInfo& info) {
+  http::Reply Bind(const http::Request& req, const RequestInfo& info, StrictProblems* problems) {
     const bool protobuf = WantsProtobuf(req);
     // Errors name the pod; a bad target names the Binding kind, a bind conflict pods/binding.
     StatusTarget target{info.name, "", "pods", "Binding"};
@@ -316,16 +374,31 @@ class ResourceHandler final : public Endpoint {
     };
     auto dry = ParseDryRun(req);
     if (!dry.ok()) return fail(dry.status());
+    auto fv = ParseFieldValidation(req, "CreateOptions.meta.k8s.io");
+    if (!fv.ok()) return fail(fv.status());
+    *problems = StrictProblems(*fv);
+    std::string json;
     auto binding = [&]() -> Result<api::core::v1::Binding> {
       if (IsProtobufBody(req)) return api::codec::DecodeProtobuf<api::core::v1::Binding>(req.body);
-      auto json = RequestBodyJson(req);
-      if (!json.ok()) return json.status();
-      return api::codec::DecodeJson<api::core::v1::Binding>(*json);
+      auto body = RequestBodyJson(req);
+      if (!body.ok()) return body.status();
+      json = std::move(*body);
+      return api::codec::DecodeJson<api::core::v1::Binding>(json);
     }();
+    constexpr std::string_view kCannot =
+        "Binding in version \"v1\" cannot be handled as a Binding: ";
     if (!binding.ok()) {
       if (binding.status().code() == Code::kUnsupportedMediaType) return fail(binding.status());
-      return fail(BadRequestError("Binding in version \"v1\" cannot be handled as a Binding: " +
-                                  binding.status().message()));
+      return fail(BadRequestError(std::string(kCannot) + binding.status().message()));
+    }
+    if (!IsProtobufBody(req)) {
+      // Nothing of a Binding but its target and metadata is used: unknown fields need no pruning.
+      Status st = problems->Report(
+          api::codec::StrictDecodingErrors<api::core::v1::Binding>(json), [&](const auto& all) {
+            return BadRequestError(std::string(kCannot) +
+                                   api::codec::StrictDecodingErrorMessage(all));
+          });
+      if (!st.ok()) return fail(st);
     }
     if (!binding->api_version.empty() && binding->api_version != "v1") {
       return fail(BadRequestError("the API version in the data (" + binding->api_version +
@@ -352,10 +425,14 @@ class ResourceHandler final : public Endpoint {
     return http::Reply(JsonResponse(201, api::codec::EncodeJson(ok)));
   }
 
-  Result<http::Reply> Update(const http::Request& req, const RequestInfo& info) {
+  Result<http::Reply> Update(const http::Request& req, const RequestInfo& info,
+                             StrictProblems* problems) {
     auto dry = ParseDryRun(req);
     if (!dry.ok()) return dry.status();
-    auto obj = DecodeBody(req, info);
+    auto fv = ParseFieldValidation(req, "UpdateOptions.meta.k8s.io");
+    if (!fv.ok()) return fv.status();
+    *problems = StrictProblems(*fv);
+    auto obj = DecodeBody(req, info, problems);
     if (!obj.ok()) return obj.status();
     bool created = false;
     auto updated =
@@ -364,14 +441,59 @@ class ResourceHandler final : public Endpoint {
     return ObjectReply(req, created ? 201 : 200, *updated);
   }
 
-  Result<http::Reply> Patch(const http::Request& req, const RequestInfo& info) {
+  Result<http::Reply> Patch(const http::Request& req, const RequestInfo& info,
+                            StrictProblems* problems) {
     auto dry = ParseDryRun(req);
     if (!dry.ok()) return dry.status();
-    auto patched =
-        reg_->Patch(info.ns, info.name, Sub(info), req.Header("Content-Type").value_or(""),
-                    req.body, {.dry_run = *dry});
+    auto fv = ParseFieldValidation(req, "PatchOptions.meta.k8s.io");
+    if (!fv.ok()) return fv.status();
+    *problems = StrictProblems(*fv);
+    registry::WriteOptions wo{.dry_run = *dry};
+    bool strict_failed = false;
+    wo.check_patched = PatchChecker(req, problems, &strict_failed);
+    auto patched = reg_->Patch(info.ns, info.name, Sub(info),
+                               req.Header("Content-Type").value_or(""), req.body, wo);
+    if (!patched.ok() && strict_failed) {
+      // Upstream's NewInvalid(schema.GroupKind{}, "", ...): details name no kind and no object.
+      return http::Reply(ErrorResponse(patched.status(), StatusTarget{}, WantsProtobuf(req)));
+    }
     if (!patched.ok()) return patched.status();
     return ObjectReply(req, 200, *patched);
+  }
+
+  // Upstream's patchers: duplicates in the patch body itself (decoded strictly into a map, or
+  // into []jsonPatchOp for a JSON patch), then unknown fields of the patched object. Strict
+  // fails with 422 Invalid on field "patch" whose value is the patched JSON (the patch map for
+  // a strategic merge patch).
+  decltype(registry::WriteOptions::check_patched) PatchChecker(const http::Request& req,
+                                                               StrictProblems* problems,
+                                                               bool* strict_failed) {
+    auto type = patch::ParsePatchType(req.Header("Content-Type").value_or(""));
+    const bool smp = type.ok() && *type == patch::PatchType::kStrategicMerge;
+    std::vector<std::string> body_problems;
+    if (type.ok() && *type == patch::PatchType::kJsonPatch) {
+      body_problems = api::codec::JsonPatchStrictErrors(req.body);
+    } else if (type.ok()) {
+      body_problems = api::codec::StrictDecodingErrors(req.body, "");
+    }
+    return [problems, smp, strict_failed, body_problems = std::move(body_problems),
+            body = std::string_view(req.body)](
+               std::string_view patched) -> Result<std::optional<std::string>> {
+      problems->ClearWarnings();  // a retry re-checks a fresh result
+      auto found = body_problems;
+      auto more = api::codec::StrictDecodingErrors<T>(patched);
+      found.insert(found.end(), more.begin(), more.end());
+      SVC_RETURN_IF_ERROR(problems->Report(found, [&](const auto& all) {
+        *strict_failed = true;
+        std::string value = smp ? GoSprintJsonMap(body) : std::string(patched);
+        return api::validation::ToInvalidStatus(
+            "", "",
+            {api::validation::Invalid(api::validation::Path("patch"), value,
+                                      api::codec::StrictDecodingErrorMessage(all))});
+      }));
+      if (!HasUnknownField(more)) return std::optional<std::string>();
+      return std::optional<std::string>(api::codec::PruneUnknownFields<T>(patched));
+    };
   }
 
   Result<http::Reply> Delete(const http::Request& req, const RequestInfo& info) {

@@ -23,6 +23,7 @@
 #include "apiserver/pki/data_dir_lock.h"
 #include "apiserver/pki/kubeconfig.h"
 #include "apiserver/pki/pki.h"
+#include "apiserver/registry/event_ttl.h"
 #include "apiserver/rest/router.h"
 #include "apiserver/server/collections.h"
 #include "apiserver/server/housekeeping.h"
@@ -61,6 +62,7 @@ class ApiServerImpl {
   std::unique_ptr<client::Clientset> loopback;
   std::vector<std::unique_ptr<Collection>> collections;
   std::unique_ptr<Housekeeping> housekeeping;
+  std::unique_ptr<registry::EventTtl> event_ttl;
   std::unique_ptr<rest::WatchHub> hub;
   std::unique_ptr<discovery::Documents> discovery_docs;
   std::unique_ptr<openapi::Documents> openapi_docs;
@@ -79,6 +81,7 @@ class ApiServerImpl {
     if (http) http->Shutdown(std::chrono::seconds(5));
     repair_loop.reset();
     housekeeping.reset();
+    event_ttl.reset();
     hub.reset();
   }
 
@@ -311,6 +314,11 @@ Result<std::unique_ptr<ApiServer>> ApiServer::Start(const ApiServerOptions& opti
   impl->Serve(impl->nodes);
   impl->Serve(impl->endpoints);
   impl->Serve(impl->events);
+  if (options.event_ttl > Duration::zero()) {
+    impl->event_ttl = std::make_unique<registry::EventTtl>(impl->events.get(), RealClock::Get(),
+                                                           options.event_ttl);
+    impl->event_ttl->Start();
+  }
   impl->Serve(impl->slices);
   impl->Serve(impl->leases);
   SVC_RETURN_IF_ERROR(impl->StartAllocators());

@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "base/clock.h"
 #include "base/result.h"
 #include "client/typed/interface.h"
 
@@ -21,6 +22,8 @@ struct ApiServerOptions {
   // Events of watch history kept by the store and its cache (0: the defaults). Tests shrink it
   // to force "too old resource version" (410) after a few writes.
   size_t watch_history_events = 0;
+  // kube-apiserver's --event-ttl: Events are deleted this long after their last write (0: kept).
+  Duration event_ttl = std::chrono::hours(1);
   // ClusterIP range: one CIDR or "v4cidr,v6cidr" (dual stack; the first is primary).
   std::string service_cluster_ip_range = "10.96.0.0/12";
   std::string service_node_port_range = "30000-32767";
