@@ -121,28 +121,31 @@ Result<ListResult> CachedStore::List(const ListOptions& options) {
   return InternalError("unknown revision match");
 }
 
-Result<KeyValue> CachedStore::AfterWrite(Result<KeyValue> written) {
-  if (written.ok()) CaughtUp(written->mod_revision);
-  return written;
-}
-
+// Writes return as soon as the backend committed; they do not wait for the cache to apply
+// them. Every read that must see them waits itself: Get, consistent lists, Watch and
+// CompactedRevision wait for the backend's current revision, lists at a revision wait for that
+// revision. Waiting here as well cost each
+// write two more thread hand-offs (backend dispatcher -> feeder -> this thread).
 Result<KeyValue> CachedStore::Create(std::string_view key,
                                      std::shared_ptr<const std::string> value) {
-  return AfterWrite(upstream_->Create(key, std::move(value)));
+  return upstream_->Create(key, std::move(value));
 }
 
 Result<KeyValue> CachedStore::Update(std::string_view key, std::shared_ptr<const std::string> value,
                                      Revision expected_mod_revision) {
-  return AfterWrite(upstream_->Update(key, std::move(value), expected_mod_revision));
+  return upstream_->Update(key, std::move(value), expected_mod_revision);
 }
 
 Result<KeyValue> CachedStore::Delete(std::string_view key, Revision expected_mod_revision) {
-  return AfterWrite(upstream_->Delete(key, expected_mod_revision));
+  return upstream_->Delete(key, expected_mod_revision);
 }
 
 Result<std::unique_ptr<storage::WatchStream>> CachedStore::Watch(std::string_view prefix,
                                                                  Revision after_revision,
                                                                  const WatchOptions& options) {
+  // Like a consistent read: a watch sees the cache's history as of the backend's last write
+  // (what it replays, and whether after_revision is already compacted away).
+  CaughtUp(upstream_->CurrentRevision());
   auto watch = map_.Watch(prefix, after_revision, options);
   // The cache's history starts where it last listed (at start-up, or after a re-list), but the
   // backend may remember further back: a persistent store keeps its history across restarts.
@@ -164,6 +167,9 @@ Status CachedStore::Compact(Revision revision) {
 
 Revision CachedStore::CurrentRevision() { return upstream_->CurrentRevision(); }
 
-Revision CachedStore::CompactedRevision() { return map_.compacted_revision(); }
+Revision CachedStore::CompactedRevision() {
+  CaughtUp(upstream_->CurrentRevision());
+  return map_.compacted_revision();
+}
 
 }  // namespace svcplane::storage::cache

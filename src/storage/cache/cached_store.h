@@ -16,7 +16,7 @@ namespace svcplane::storage::cache {
 struct CachedStoreOptions {
   // History the cache keeps for watch resumption and pinned lists (like the cacher's ring).
   internal::HistoryOptions history;
-  // How long a consistent read or a write waits for the cache to catch up with the backend
+  // How long a consistent read waits for the cache to catch up with the backend
   // before it falls back to reading the backend directly.
   std::chrono::milliseconds catch_up_wait = std::chrono::seconds(3);
   // Events the single upstream watch may buffer before the backend drops it (then the cache
@@ -28,9 +28,10 @@ struct CachedStoreOptions {
 // A watch cache in front of any Store, as kube-apiserver's cacher: one list plus one upstream
 // watch over the whole key space keep an in-memory copy (internal::VersionedMap) from which
 // Get, List and Watch are served, so thousands of watchers cost the backend a single watch.
-// Writes go to the backend and return once the cache has seen them, so a client reads its own
-// writes. Consistent reads (kLatest, Get) first wait until the cache reached the backend's
-// current revision; pinned lists older than the cache's history go to the backend.
+// Writes go to the backend and return once it committed them. A client still reads its own
+// writes: consistent reads (kLatest, Get), Watch and CompactedRevision first wait until the
+// cache reached the backend's current revision, lists at a newer revision wait for it. Pinned
+// lists older than the cache's history go to the backend.
 // Watches older than the cache's history get Gone. If the upstream watch fails the cache
 // re-lists and ends its watches with Unavailable; their clients re-watch.
 class CachedStore final : public Store {
@@ -62,7 +63,6 @@ class CachedStore final : public Store {
   Status Sync(const Status& watch_error);
   void FeedLoop();
   bool CaughtUp(Revision revision) const;
-  Result<KeyValue> AfterWrite(Result<KeyValue> written);
 
   std::unique_ptr<Store> upstream_;
   const CachedStoreOptions options_;

@@ -135,6 +135,32 @@ TEST(CachedStoreTest, LostUpstreamWatchRelistsAndEndsCacheWatches) {
   EXPECT_EQ(list->items.size(), 2u);
 }
 
+// A write returns once the backend committed it, not once the cache applied it; every read
+// right after it still sees it (Get and consistent lists wait for the backend's revision, a
+// watch from just before it replays or receives it).
+TEST(CachedStoreTest, ReadsSeeAWriteAtOnceAlthoughTheWriteDoesNotWaitForTheCache) {
+  auto cache = CachedStore::Open(std::make_unique<memory::MemoryStore>());
+  ASSERT_TRUE(cache.ok());
+  Store& s = **cache;
+  for (int i = 0; i < 200; ++i) {
+    const std::string key = "/r/" + std::to_string(i);
+    auto kv = s.Create(key, MakeValue("v" + std::to_string(i)));
+    ASSERT_TRUE(kv.ok()) << kv.status().ToString();
+    auto got = s.Get(key);
+    ASSERT_TRUE(got.ok()) << i << ": " << got.status().ToString();
+    EXPECT_EQ(got->mod_revision, kv->mod_revision);
+    auto list = s.List({.prefix = "/r/"});
+    ASSERT_TRUE(list.ok());
+    EXPECT_EQ(list->items.size(), static_cast<size_t>(i + 1));
+    EXPECT_GE(list->revision, kv->mod_revision);
+    auto w = s.Watch(key, kv->mod_revision - 1, {});
+    ASSERT_TRUE(w.ok());
+    auto events = Collect(**w, 1);
+    ASSERT_EQ(events.size(), 1u) << i;
+    EXPECT_EQ(events[0]->revision(), kv->mod_revision);
+  }
+}
+
 TEST(CachedStoreTest, PinnedListOlderThanCacheGoesToBackend) {
   auto upstream = std::make_unique<memory::MemoryStore>();
   auto a = upstream->Create("/p/a", MakeValue("old"));

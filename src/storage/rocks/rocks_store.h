@@ -37,8 +37,10 @@ struct RocksStoreOptions {
 };
 
 // The embedded durable Store on RocksDB. Every write that returns OK has been synced to the
-// WAL (fdatasync) first; concurrent writers share one sync through a single committer thread
-// that checks preconditions, assigns consecutive revisions and writes one batch per group.
+// WAL (fdatasync) first; concurrent writers share one sync: one thread at a time checks
+// preconditions, assigns consecutive revisions and writes one batch per group. That thread is
+// the writer itself when nobody is committing, else the committer thread, which takes what
+// queued up meanwhile.
 // All committed state is also held in memory (internal::VersionedMap), so reads and watches
 // never touch the disk; the disk holds latest values, the current and compacted revisions and
 // the bounded watch history, so revisions and resumable watches survive restarts.
@@ -84,6 +86,8 @@ class RocksStore final : public Store {
   RocksStore(RocksStoreOptions options, std::unique_ptr<rocksdb::DB> db);
   Status Load();
   Result<KeyValue> Submit(std::variant<internal::WriteRequest, CompactRequest> request);
+  void TakeGroupLocked(std::deque<Pending>& group);  // requires mu_
+  void EndCommit();                                  // after a submitting thread committed a group
   void CommitLoop();
   void CommitGroup(std::deque<Pending>& group);
   void CompactLoop();
@@ -99,9 +103,13 @@ class RocksStore final : public Store {
   std::condition_variable compact_cv_;  // wakes the compactor (on close)
   std::deque<Pending> queue_;           // guarded by mu_
   bool closing_ = false;                // guarded by mu_
-  Status failed_;                       // guarded by mu_; set once a write failed, then sticky
+  // A thread (the committer or a submitting one) is inside CommitGroup; at most one is, which
+  // keeps planning, revisions and map updates single-writer.
+  bool committing_ = false;       // guarded by mu_
+  bool committer_waits_ = false;  // guarded by mu_; the committer waits for committing_ to end
+  Status failed_;                 // guarded by mu_; set once a write failed, then sticky
 
-  // Written by the committer thread only; the compactor reads it.
+  // Written by the committing thread only (see committing_); the compactor reads it.
   std::atomic<Revision> persisted_compacted_{0};
   std::thread committer_;
   std::thread compactor_;
