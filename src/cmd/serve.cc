@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "client/informers/informer_factory.h"
+#include "cmd/malloc_tuning.h"
 #include "cmd/register_controllers.h"
 #include "controllers/manager/controller_manager.h"
 #include "controllers/manager/health_serving.h"
@@ -111,6 +112,8 @@ int RunServe(ServeFlags& f) {
     std::cerr << "svcplane: " << st.message() << "\n";
     return 2;
   }
+  LimitMallocArenas(4);
+  MallocTrimmer trimmer(std::chrono::seconds(30));
   manager::ControllerRegistry registry;
   if (Status st = RegisterControllers(registry); !st.ok()) {
     std::cerr << "svcplane: " << st.message() << "\n";

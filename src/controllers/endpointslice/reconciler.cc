@@ -40,7 +40,9 @@ std::string JoinErrors(const std::vector<std::string>& errs) {
 }  // namespace
 
 Reconciler::Reconciler(ReconcilerOptions options, TopologyCache* topology)
-    : options_(options), topology_(topology) {
+    : options_(options),
+      topology_(topology),
+      node_zones_(std::make_unique<internal::NodeZoneCache>()) {
   SVC_CHECK(options_.max_endpoints_per_slice >= 1 &&
             options_.max_endpoints_per_slice <= kMaxMaxEndpointsPerSlice)
       << "max_endpoints_per_slice must be in 1..1000, got " << options_.max_endpoints_per_slice;
@@ -72,7 +74,7 @@ SlicePlan Reconciler::Plan(const std::shared_ptr<const Service>& service_ptr,
   std::lock_guard state_lock(st->mu);
 
   // 1. Bring the memo up to date with the inputs.
-  const bool zones_changed = internal::UpdateNodes(*st, service, nodes);
+  const bool zones_changed = internal::UpdateNodes(*st, node_zones_->Get(nodes));
   if (!st->service || zones_changed ||
       (st->service != service_ptr && !internal::SameEndpointInputs(*st->service, service))) {
     internal::ResetState(*st, service_ptr);

@@ -33,6 +33,7 @@ namespace svcplane::controllers::endpointslice {
 
 namespace internal {
 struct ServiceState;  // what is remembered per Service (internal/service_state.h)
+class NodeZoneCache;  // the Node zones all Services share (internal/service_state.h)
 }  // namespace internal
 
 struct ReconcilerOptions {
@@ -126,6 +127,7 @@ class Reconciler {
   TopologyCache* const topology_;
   std::mutex mu_;
   std::map<std::string, std::shared_ptr<internal::ServiceState>> states_;  // guarded by mu_
+  std::unique_ptr<internal::NodeZoneCache> node_zones_;                    // never null
 };
 
 }  // namespace svcplane::controllers::endpointslice

@@ -19,6 +19,12 @@ bool InRange(std::string_view key, std::string_view begin, std::string_view end)
 
 }  // namespace
 
+size_t HistoryCost(const WatchEvent& event) {
+  // The event, its control block, two KeyValues and the deque slot.
+  constexpr size_t kOverhead = 192;
+  return kOverhead + event.kv.key.size() + (event.kv.value ? event.kv.value->size() : 0);
+}
+
 VersionedMap::VersionedMap(HistoryOptions options) : options_(std::move(options)) {
   dispatcher_ = std::thread([this] { DispatchLoop(); });
 }
@@ -189,6 +195,7 @@ void VersionedMap::Apply(std::vector<HistoryEntry> entries) {
       }
       current_.store(e.revision(), std::memory_order_release);
       events.push_back(h.event);
+      history_bytes_ += HistoryCost(e);
       history_.push_back(std::move(h));
     }
     TrimLocked(entries.back().time);
@@ -210,6 +217,7 @@ Status VersionedMap::Compact(Revision revision) {
   }
   if (revision <= compacted_revision()) return Status::Ok();
   while (!history_.empty() && history_.front().event->revision() <= revision) {
+    history_bytes_ -= HistoryCost(*history_.front().event);
     history_.pop_front();
   }
   compacted_.store(revision, std::memory_order_release);
@@ -226,10 +234,12 @@ void VersionedMap::TrimLocked(std::chrono::system_clock::time_point now) {
   Revision dropped = compacted_revision();
   while (!history_.empty()) {
     const bool too_many = history_.size() > options_.max_events;
+    const bool too_big = history_bytes_ > options_.max_bytes;
     const bool too_old =
         history_.size() > options_.min_events && now - history_.front().time > options_.max_age;
-    if (!too_many && !too_old) break;
+    if (!too_many && !too_big && !too_old) break;
     dropped = history_.front().event->revision();
+    history_bytes_ -= HistoryCost(*history_.front().event);
     history_.pop_front();
   }
   if (dropped > compacted_revision()) compacted_.store(dropped, std::memory_order_release);
@@ -247,6 +257,8 @@ void VersionedMap::Reset(std::vector<KeyValue> live, std::vector<HistoryEntry> h
     }
     history_.assign(std::make_move_iterator(history.begin()),
                     std::make_move_iterator(history.end()));
+    history_bytes_ = 0;
+    for (const auto& h : history_) history_bytes_ += HistoryCost(*h.event);
     current_.store(current, std::memory_order_release);
     compacted_.store(compacted, std::memory_order_release);
     TrimLocked(options_.now ? options_.now() : std::chrono::system_clock::now());
@@ -265,6 +277,11 @@ void VersionedMap::Reset(std::vector<KeyValue> live, std::vector<HistoryEntry> h
 size_t VersionedMap::history_size() const {
   std::shared_lock lock(mu_);
   return history_.size();
+}
+
+size_t VersionedMap::history_bytes() const {
+  std::shared_lock lock(mu_);
+  return history_bytes_;
 }
 
 void VersionedMap::DispatchLoop() {

@@ -23,11 +23,15 @@ namespace svcplane::storage::internal {
 
 using WallClock = std::function<std::chrono::system_clock::time_point()>;
 
-// How much watch history to keep. An event is forgotten when more than max_events are held, or
-// when it is older than max_age and more than min_events are held (kube-apiserver's watch
-// cache keeps 100..100k events and aims at >= 75 s; the defaults here are more generous).
+// How much watch history to keep. An event is forgotten when more than max_events are held,
+// when the held events cost more than max_bytes, or when it is older than max_age and more than
+// min_events are held (kube-apiserver's watch cache keeps 100..100k events and aims at >= 75 s).
+// The byte budget is what bounds memory at scale: under churn of large objects (EndpointSlices
+// of 100 endpoints are ~30 KB) 100k events would pin gigabytes of superseded values, and the
+// count alone cannot tell a 300-byte Lease renewal from such a rewrite.
 struct HistoryOptions {
   size_t max_events = 100'000;
+  size_t max_bytes = size_t{256} << 20;
   std::chrono::milliseconds max_age = std::chrono::minutes(5);
   size_t min_events = 1000;
   // How long a read at a future revision waits for it before Timeout (kube-apiserver: 3 s).
@@ -39,6 +43,11 @@ struct HistoryEntry {
   EventPtr event;
   std::chrono::system_clock::time_point time;  // commit time, for age-based trimming
 };
+
+// What keeping `event` in history costs, for HistoryOptions::max_bytes: its key and new value
+// plus bookkeeping. The previous value is not counted: it is the new value of the key's
+// previous event (or still live), so each value is counted once.
+size_t HistoryCost(const WatchEvent& event);
 
 // The in-memory MVCC state shared by every backend: latest value per key, a bounded log of
 // recent events (with previous values) that lets reads go back to any retained revision, and
@@ -73,6 +82,8 @@ class VersionedMap {
   void Reset(std::vector<KeyValue> live, std::vector<HistoryEntry> history, Revision current,
              Revision compacted, const Status& watch_error);
   size_t history_size() const;
+  // Bytes held by history as counted by HistoryCost.
+  size_t history_bytes() const;
 
  private:
   struct Entry {
@@ -92,6 +103,7 @@ class VersionedMap {
   mutable std::shared_mutex mu_;
   LiveMap live_;                        // guarded by mu_
   std::deque<HistoryEntry> history_;    // guarded by mu_; revisions increasing
+  size_t history_bytes_ = 0;            // guarded by mu_; sum of HistoryCost over history_
   std::atomic<Revision> current_{0};    // written under mu_ (exclusive)
   std::atomic<Revision> compacted_{0};  // written under mu_ (exclusive)
 

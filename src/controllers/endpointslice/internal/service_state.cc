@@ -59,24 +59,6 @@ class StateUpdater {
     st_.memos_with_errors.clear();
   }
 
-  // Nodes matter only through existence and zone; returns true if those changed.
-  bool UpdateNodes(const std::vector<std::shared_ptr<const Node>>& nodes) {
-    bool same_ptrs = nodes.size() == st_.node_ptrs.size();
-    for (size_t i = 0; same_ptrs && i < nodes.size(); ++i) {
-      same_ptrs = nodes[i].get() == st_.node_ptrs[i];
-    }
-    if (same_ptrs) return false;
-    st_.node_ptrs.clear();
-    std::map<std::string, std::string, std::less<>> zones;
-    for (const auto& n : nodes) {
-      st_.node_ptrs.push_back(n.get());
-      zones[n->metadata.name] = NodeZone(*n);
-    }
-    if (zones == st_.zone_by_node) return false;
-    st_.zone_by_node = std::move(zones);
-    return true;
-  }
-
   void UpdatePods(const std::vector<std::shared_ptr<const Pod>>& pods) {
     // Only the window between the common prefix and the common suffix can differ. Inside it,
     // align old and new tolerating small shifts, then match the rest by identity (reordered
@@ -237,8 +219,8 @@ class StateUpdater {
     if (!ShouldIncludePod(*pod)) return idx;
     std::string_view zone;
     const std::string& node_name = pod->spec.node_name;
-    auto node = st_.zone_by_node.find(node_name);
-    if (node == st_.zone_by_node.end()) {
+    auto node = st_.zones->find(node_name);
+    if (node == st_.zones->end()) {
       if (!service_.spec.publish_not_ready_addresses) {
         m.error = "skipping Pod " + pod->metadata.name + " for Service " + ServiceKey(service_) +
                   ": Node " + node_name + " Not Found";
@@ -305,9 +287,21 @@ void ResetState(ServiceState& st, const std::shared_ptr<const Service>& service)
   StateUpdater(st, *service).Reset(service);
 }
 
-bool UpdateNodes(ServiceState& st, const Service& service,
-                 const std::vector<std::shared_ptr<const Node>>& nodes) {
-  return StateUpdater(st, service).UpdateNodes(nodes);
+NodeZonesPtr NodeZoneCache::Get(const std::vector<std::shared_ptr<const Node>>& nodes) {
+  std::lock_guard lock(mu_);
+  if (nodes == nodes_) return zones_;  // the same objects
+  nodes_ = nodes;
+  NodeZones zones;
+  for (const auto& n : nodes) zones[n->metadata.name] = NodeZone(*n);
+  if (zones != *zones_) zones_ = std::make_shared<const NodeZones>(std::move(zones));
+  return zones_;
+}
+
+bool UpdateNodes(ServiceState& st, const NodeZonesPtr& zones) {
+  if (st.zones == zones) return false;
+  const bool changed = *st.zones != *zones;
+  st.zones = zones;
+  return changed;
 }
 
 void UpdatePods(ServiceState& st, const Service& service,

@@ -1,0 +1,33 @@
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
+namespace svcplane::cmd {
+
+// glibc malloc tuning for the long-running server. By default glibc gives each thread that
+// contends an arena of its own, up to 8 per core; with ~40 handler, watch and controller threads
+// the freed memory of the start-up ramp stays scattered over many arenas and RSS ends far above
+// the live heap. Fewer arenas plus a periodic malloc_trim (which also returns free pages in the
+// middle of the heaps) keep RSS close to what is in use. An explicit MALLOC_ARENA_MAX in the
+// environment wins. Call before starting threads.
+void LimitMallocArenas(int arenas);
+
+// Calls malloc_trim(0) every `interval` until destroyed. Not copyable.
+class MallocTrimmer {
+ public:
+  explicit MallocTrimmer(std::chrono::seconds interval);
+  ~MallocTrimmer();
+  MallocTrimmer(const MallocTrimmer&) = delete;
+  MallocTrimmer& operator=(const MallocTrimmer&) = delete;
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stopping_ = false;  // guarded by mu_
+  std::thread thread_;
+};
+
+}  // namespace svcplane::cmd
