@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <utility>
 
 namespace svcplane::storage::cache {
@@ -113,6 +114,10 @@ Result<ListResult> CachedStore::List(const ListOptions& options) {
       if (!CaughtUp(upstream_->CurrentRevision())) return upstream_->List(options);
       return map_.List(options);
     case RevisionMatch::kNotOlderThan:
+      // Not older than the given revision, and not older than this server's own last write
+      // either: writes no longer wait for the cache, and a client that lists right after its
+      // writes (resourceVersion=0 included) must still see them, as before.
+      CaughtUp(std::max(options.revision, upstream_->CurrentRevision()));
       return map_.List(options);
     case RevisionMatch::kExact:
       if (options.revision < map_.compacted_revision()) return upstream_->List(options);
