@@ -155,9 +155,12 @@ class Controllers(unittest.TestCase):
         self.service("many", {"app": "many"})
         for i in range(1001):
             self.pod("many-%d" % i, "many", "10.2.%d.%d" % (i // 250, i % 250))
+        # Wait for the annotation too: while only 1000 Pods exist the Endpoints hold all 1000
+        # addresses without being over capacity, which is not the state under test.
         ep = wait_for(lambda: (lambda e: e if e and sum(
-            len(s.get("addresses", [])) for s in e.get("subsets") or []) == 1000 else None)(
-            self.endpoints("many")), timeout=120)
+            len(s.get("addresses", [])) for s in e.get("subsets") or []) == 1000 and
+            "endpoints.kubernetes.io/over-capacity" in (e["metadata"].get("annotations") or {})
+            else None)(self.endpoints("many")), timeout=120)
         self.assertTrue(ep, self.srv.log_tail())
         self.assertEqual(ep["metadata"]["annotations"]["endpoints.kubernetes.io/over-capacity"],
                          "truncated")
