@@ -40,7 +40,14 @@ class ObjectMemo {
         std::make_shared<const std::string>(WithResourceVersion(*kv.value, kv.mod_revision)),
         kv.mod_revision};
     std::lock_guard lock(mu_);
-    entries_[kv.key] = Entry{kv.value, out};
+    auto [it, inserted] = entries_.try_emplace(kv.key, Entry{kv.value, out});
+    if (!inserted) {
+      // Another thread may have decoded the same revision meanwhile (a write's response and the
+      // watch event of that write, say): hand out the object already shared, so every reader
+      // of one revision holds the same object. Never replace a newer revision with an older one.
+      if (it->second.object.revision == kv.mod_revision) return it->second.object;
+      if (it->second.object.revision <= kv.mod_revision) it->second = Entry{kv.value, out};
+    }
     return out;
   }
 

@@ -1,0 +1,61 @@
+#include "apiserver/registry/object_memo.h"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "api/core/v1/pod.h"
+
+namespace svcplane::apiserver::registry {
+namespace {
+
+using api::core::v1::Pod;
+
+storage::KeyValue PodAt(storage::Revision revision, std::string_view name) {
+  return storage::KeyValue{"/registry/pods/default/a",
+                           std::make_shared<const std::string>(
+                               R"({"kind":"Pod","apiVersion":"v1","metadata":{"name":")" +
+                               std::string(name) + R"(","namespace":"default"}})"),
+                           3, revision};
+}
+
+// Every reader of one revision must get the same shared object (informers and clients rely on
+// it), also when several threads decode that revision at once, e.g. a write's response and the
+// watch event of the same write.
+TEST(ObjectMemoTest, ConcurrentDecodesOfOneRevisionShareOneObject) {
+  for (int round = 0; round < 50; ++round) {
+    ObjectMemo<Pod> memo;
+    const storage::KeyValue kv = PodAt(10 + round, "a");
+    std::vector<const Pod*> got(8);
+    std::vector<std::thread> threads;
+    for (size_t i = 0; i < got.size(); ++i) {
+      threads.emplace_back([&, i] {
+        auto obj = memo.Materialize(kv);
+        ASSERT_TRUE(obj.ok());
+        got[i] = obj->obj.get();
+      });
+    }
+    for (auto& t : threads) t.join();
+    auto later = memo.Materialize(kv);
+    ASSERT_TRUE(later.ok());
+    for (const Pod* p : got) EXPECT_EQ(p, later->obj.get()) << "round " << round;
+  }
+}
+
+TEST(ObjectMemoTest, AnOlderRevisionDoesNotReplaceANewerOne) {
+  ObjectMemo<Pod> memo;
+  auto newer = memo.Materialize(PodAt(20, "a"));
+  ASSERT_TRUE(newer.ok());
+  auto older = memo.Materialize(PodAt(10, "a"));  // e.g. a watch replaying history
+  ASSERT_TRUE(older.ok());
+  EXPECT_EQ(older->revision, 10);
+  auto again = memo.Materialize(PodAt(20, "a"));
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->obj.get(), newer->obj.get());
+}
+
+}  // namespace
+}  // namespace svcplane::apiserver::registry
