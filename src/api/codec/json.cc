@@ -2,23 +2,14 @@
 
 #include "api/codec/internal/json_decode.h"
 #include "api/codec/internal/json_encode.h"
+#include "api/codec/internal/padded_parser.h"
 
 namespace svcplane::api::codec {
 namespace {
 
 namespace od = simdjson::ondemand;
 
-// simdjson reads up to SIMDJSON_PADDING bytes past the end; copy into a reused padded buffer.
-struct ThreadParser {
-  od::parser parser;
-  std::string buffer;
-
-  simdjson::padded_string_view Pad(std::string_view json) {
-    buffer.assign(json);
-    buffer.reserve(json.size() + simdjson::SIMDJSON_PADDING);
-    return simdjson::padded_string_view(buffer.data(), buffer.size(), buffer.capacity());
-  }
-};
+using ThreadParser = internal::PaddedParser;
 
 ThreadParser& LocalParser() {
   thread_local ThreadParser p;

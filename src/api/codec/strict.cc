@@ -10,6 +10,7 @@
 #include <unordered_set>
 
 #include "api/codec/internal/json_writer.h"
+#include "api/codec/internal/padded_parser.h"
 #include "api/codec/internal/proto_schema.h"
 #include "api/validation/field_errors.h"
 
@@ -317,16 +318,7 @@ class Walker {
   std::vector<Segment> path_;
 };
 
-struct ThreadParser {
-  od::parser parser;
-  std::string buffer;
-
-  simdjson::padded_string_view Pad(std::string_view json) {
-    buffer.assign(json);
-    buffer.reserve(json.size() + simdjson::SIMDJSON_PADDING);
-    return simdjson::padded_string_view(buffer.data(), buffer.size(), buffer.capacity());
-  }
-};
+using ThreadParser = internal::PaddedParser;
 
 template <typename Fn>
 std::vector<std::string> WalkDocument(std::string_view json, StrictOptions options, Fn&& fn,
