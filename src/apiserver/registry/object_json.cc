@@ -62,20 +62,43 @@ std::optional<std::string> Base64UrlDecode(std::string_view in) {
 }  // namespace
 
 std::string WithResourceVersion(std::string_view stored, storage::Revision rv) {
+  std::string out;
+  out.reserve(stored.size() + 40);
+  AppendWithResourceVersion(stored, rv, &out);
+  return out;
+}
+
+void AppendWithResourceVersion(std::string_view stored, storage::Revision rv, std::string* out) {
   static constexpr std::string_view kMeta = "\"metadata\":{";
   size_t pos = stored.find(kMeta);
-  std::string out;
-  if (pos == std::string_view::npos) return std::string(stored);  // not an object we wrote
+  if (pos == std::string_view::npos) {  // not an object we wrote
+    out->append(stored);
+    return;
+  }
   pos += kMeta.size();
-  out.reserve(stored.size() + 40);
-  out.append(stored.substr(0, pos));
-  out.append("\"resourceVersion\":\"");
+  out->append(stored.substr(0, pos));
+  out->append("\"resourceVersion\":\"");
   char buf[24];
   auto r = std::to_chars(buf, buf + sizeof(buf), rv);
-  out.append(buf, static_cast<size_t>(r.ptr - buf));
-  out.push_back('"');
-  if (pos < stored.size() && stored[pos] != '}') out.push_back(',');
-  out.append(stored.substr(pos));
+  out->append(buf, static_cast<size_t>(r.ptr - buf));
+  out->push_back('"');
+  if (pos < stored.size() && stored[pos] != '}') out->push_back(',');
+  out->append(stored.substr(pos));
+}
+
+void ObjectJson::AppendTo(std::string* out) const {
+  if (!bytes_) return;
+  if (revision_ == 0) {
+    out->append(*bytes_);
+  } else {
+    AppendWithResourceVersion(*bytes_, revision_, out);
+  }
+}
+
+std::string ObjectJson::str() const {
+  std::string out;
+  out.reserve(size_bound());
+  AppendTo(&out);
   return out;
 }
 

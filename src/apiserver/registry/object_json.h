@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -15,6 +16,31 @@ namespace svcplane::apiserver::registry {
 // metadata field; every stored object starts with kind, apiVersion and metadata (our encoder's
 // order), so the first `"metadata":{` is the object's own.
 std::string WithResourceVersion(std::string_view stored_json, storage::Revision rv);
+// The same, appended to `out`.
+void AppendWithResourceVersion(std::string_view stored_json, storage::Revision rv,
+                               std::string* out);
+
+// An object's JSON as readers get it: the stored bytes (shared with the store, the watch history
+// and every reader) plus the revision, spliced together only when written out. Keeping a second,
+// spliced copy of every object would cost as much memory as the store itself.
+class ObjectJson {
+ public:
+  ObjectJson() = default;
+  // `revision` 0: `bytes` are written as they are (an object that was never stored, whose
+  // encoding already carries whatever resourceVersion it has).
+  ObjectJson(std::shared_ptr<const std::string> bytes, storage::Revision revision)
+      : bytes_(std::move(bytes)), revision_(revision) {}
+
+  void AppendTo(std::string* out) const;
+  std::string str() const;
+  // An upper bound of the written size, for reserving buffers.
+  size_t size_bound() const { return bytes_ ? bytes_->size() + kSpliceBound : 0; }
+
+ private:
+  static constexpr size_t kSpliceBound = 48;  // "resourceVersion":"<int64>",
+  std::shared_ptr<const std::string> bytes_;
+  storage::Revision revision_ = 0;
+};
 
 // Storage keys: "<prefix>/<namespace>/<name>" for namespaced kinds, "<prefix>/<name>" otherwise.
 std::string ObjectKey(std::string_view prefix, std::string_view ns, std::string_view name);

@@ -12,6 +12,23 @@ TEST(ObjectJsonTest, SplicesResourceVersionIntoMetadata) {
             R"({"kind":"Pod","metadata":{"resourceVersion":"7"}})");
 }
 
+TEST(ObjectJsonTest, WritesStoredBytesWithTheRevisionWithoutCopyingThem) {
+  auto stored = std::make_shared<const std::string>(R"({"kind":"Pod","metadata":{"name":"a"}})");
+  ObjectJson json(stored, 42);
+  EXPECT_EQ(stored.use_count(), 2);  // shared with the store, not copied
+  EXPECT_EQ(json.str(), R"({"kind":"Pod","metadata":{"resourceVersion":"42","name":"a"}})");
+  std::string out = "[";
+  json.AppendTo(&out);
+  EXPECT_EQ(out, R"([{"kind":"Pod","metadata":{"resourceVersion":"42","name":"a"}})");
+  EXPECT_LE(json.str().size(), json.size_bound());
+}
+
+TEST(ObjectJsonTest, RevisionZeroWritesBytesAsTheyAre) {
+  auto bytes = std::make_shared<const std::string>(R"({"metadata":{"resourceVersion":"9"}})");
+  EXPECT_EQ(ObjectJson(bytes, 0).str(), *bytes);
+  EXPECT_EQ(ObjectJson().str(), "");
+}
+
 TEST(ObjectJsonTest, Keys) {
   EXPECT_EQ(ObjectKey("/registry/pods", "default", "a"), "/registry/pods/default/a");
   EXPECT_EQ(ObjectKey("/registry/minions", "", "n1"), "/registry/minions/n1");

@@ -35,10 +35,8 @@ class ObjectMemo {
                            " does not decode: " + decoded.status().message());
     }
     decoded->metadata.resource_version = std::to_string(kv.mod_revision);
-    Object<T> out{
-        std::make_shared<const T>(std::move(*decoded)),
-        std::make_shared<const std::string>(WithResourceVersion(*kv.value, kv.mod_revision)),
-        kv.mod_revision};
+    Object<T> out{std::make_shared<const T>(std::move(*decoded)),
+                  ObjectJson(kv.value, kv.mod_revision), kv.mod_revision};
     std::lock_guard lock(mu_);
     auto [it, inserted] = entries_.try_emplace(kv.key, Entry{kv.value, out});
     if (!inserted) {

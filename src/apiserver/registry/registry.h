@@ -207,7 +207,7 @@ class Registry {
       if (!cur.ok()) return MapStoreError<T>(cur.status(), name);
       auto current = memo_.Materialize(*cur);
       if (!current.ok()) return current.status();
-      auto patched = ctx_.apply_patch(content_type, info().kind, *current->json, body);
+      auto patched = ctx_.apply_patch(content_type, info().kind, current->json.str(), body);
       if (!patched.ok()) return patched.status();
       auto decoded = api::codec::DecodeJson<T>(*patched);
       if (!decoded.ok()) {
@@ -327,7 +327,7 @@ class Registry {
 
   Object<T> Unstored(T obj) {
     auto json = std::make_shared<const std::string>(api::codec::EncodeJson(obj));
-    return Object<T>{std::make_shared<const T>(std::move(obj)), std::move(json), 0};
+    return Object<T>{std::make_shared<const T>(std::move(obj)), ObjectJson(std::move(json), 0), 0};
   }
 
   Status MapListError(const Status& st) {

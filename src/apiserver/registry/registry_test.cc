@@ -63,11 +63,11 @@ TEST_F(RegistryTest, CreateFillsServerFieldsAndDefaults) {
   EXPECT_EQ(s.metadata.resource_version, std::to_string(created->revision));
   EXPECT_EQ(s.spec.type, "ClusterIP");         // defaulted
   EXPECT_EQ(s.spec.ports[0].protocol, "TCP");  // defaulted
-  EXPECT_NE(created->json->find("\"resourceVersion\":\"" + s.metadata.resource_version + "\""),
+  EXPECT_NE(created->json.str().find("\"resourceVersion\":\"" + s.metadata.resource_version + "\""),
             std::string::npos);
   auto got = services.Get("default", "web");
   ASSERT_TRUE(got.ok());
-  EXPECT_EQ(*got->json, *created->json);
+  EXPECT_EQ(got->json.str(), created->json.str());
 }
 
 TEST_F(RegistryTest, CreateErrors) {

@@ -10,17 +10,19 @@
 
 #include "api/selectors/field_selector.h"
 #include "api/selectors/label_selector.h"
+#include "apiserver/registry/object_json.h"
 #include "base/result.h"
 #include "storage/store.h"
 
 namespace svcplane::apiserver::registry {
 
 // A stored object as readers get it: the typed value and its JSON, both with
-// metadata.resourceVersion set, shared read-only between every reader.
+// metadata.resourceVersion set (the JSON's when written out), shared read-only between every
+// reader.
 template <typename T>
 struct Object {
   std::shared_ptr<const T> obj;
-  std::shared_ptr<const std::string> json;
+  ObjectJson json;
   storage::Revision revision = 0;
 };
 

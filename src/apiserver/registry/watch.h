@@ -86,10 +86,8 @@ class TypedWatch {
     auto decoded = api::codec::DecodeJson<T>(*kv.value);
     if (!decoded.ok()) return InternalError("stored object " + kv.key + " does not decode");
     decoded->metadata.resource_version = std::to_string(kv.mod_revision);
-    return Object<T>{
-        std::make_shared<const T>(std::move(*decoded)),
-        std::make_shared<const std::string>(WithResourceVersion(*kv.value, kv.mod_revision)),
-        kv.mod_revision};
+    return Object<T>{std::make_shared<const T>(std::move(*decoded)),
+                     ObjectJson(kv.value, kv.mod_revision), kv.mod_revision};
   }
 
   Result<std::optional<WatchItem<T>>> Translate(const storage::WatchEvent& ev) {

@@ -79,4 +79,12 @@ std::string WatchLine(std::string_view type, std::string_view object_json) {
   return out;
 }
 
+void AppendWatchLine(std::string_view type, const registry::ObjectJson& object, std::string* out) {
+  out->append("{\"type\":\"");
+  out->append(type);
+  out->append("\",\"object\":");
+  object.AppendTo(out);
+  out->append("}\n");
+}
+
 }  // namespace svcplane::apiserver::rest

@@ -43,6 +43,8 @@ http::Response JsonResponse(int status, std::string body, std::string_view conte
 Result<std::string> RequestBodyJson(const http::Request& req);
 // A watch event line: {"type":"ADDED","object":...}\n
 std::string WatchLine(std::string_view type, std::string_view object_json);
+// The same for a stored object, appended to `out` without an intermediate copy.
+void AppendWatchLine(std::string_view type, const registry::ObjectJson& object, std::string* out);
 
 // True when the first clause of an Accept header that we can serve asks for protobuf
 // (application/vnd.kubernetes.protobuf without a conversion such as as=Table): kubectl 1.33 and
@@ -170,7 +172,15 @@ class ResourceHandler final : public Endpoint {
   // One stored object as the response, in the negotiated encoding.
   http::Reply ObjectReply(const http::Request& req, int code, const registry::Object<T>& obj) {
     if (WantsProtobuf(req)) return http::Reply(ProtobufResponse(code, EnvelopedProtobuf(obj.obj)));
-    return http::Reply(JsonResponse(code, *obj.json));
+    return http::Reply(JsonResponse(code, obj.json.str()));
+  }
+
+  // The items' JSON written out, for encoders that need a contiguous view of each object.
+  static std::vector<std::string> Jsons(const std::vector<registry::Object<T>>& items) {
+    std::vector<std::string> out;
+    out.reserve(items.size());
+    for (const auto& o : items) out.push_back(o.json.str());
+    return out;
   }
 
   http::Reply ListReply(const http::Request& req, const api::meta::ListMeta& meta,
@@ -191,7 +201,7 @@ class ResourceHandler final : public Endpoint {
     }
     std::string body;
     size_t total = 0;
-    for (const auto& o : items) total += o.json->size() + 1;
+    for (const auto& o : items) total += o.json.size_bound() + 1;
     body.reserve(total + 256);
     body += "{\"kind\":\"";
     body += ri.list_kind;
@@ -202,7 +212,7 @@ class ResourceHandler final : public Endpoint {
     body += ",\"items\":[";
     for (size_t i = 0; i < items.size(); ++i) {
       if (i) body.push_back(',');
-      body += *items[i].json;
+      items[i].json.AppendTo(&body);
     }
     body += "]}";
     return http::Reply(JsonResponse(200, std::move(body)));
@@ -221,13 +231,14 @@ class ResourceHandler final : public Endpoint {
     using F = table::ResponseFormat;
     if (format == F::kJson) return ObjectReply(req, 200, obj);
     if (format == F::kPartialObjectMetadata) {
-      return http::Reply(JsonResponse(200, table::EncodePartialObjectMetadata(*obj.json),
+      return http::Reply(JsonResponse(200, table::EncodePartialObjectMetadata(obj.json.str()),
                                       table::ResponseContentType(format, false)));
     }
     Status err;
     auto opts = TableOpts(req, format, &err);
     if (!err.ok()) return err;
-    table::TableItem<T> item{obj.obj.get(), *obj.json};
+    const std::string json = obj.json.str();
+    table::TableItem<T> item{obj.obj.get(), json};
     return http::Reply(JsonResponse(200, table::EncodeObjectTable(item, opts),
                                     table::ResponseContentType(format, false)));
   }
@@ -249,16 +260,18 @@ class ResourceHandler final : public Endpoint {
       Status err;
       auto opts = TableOpts(req, *format, &err);
       if (!err.ok()) return err;
+      const auto jsons = Jsons(list->items);
       std::vector<table::TableItem<T>> items;
       items.reserve(list->items.size());
-      for (const auto& o : list->items) items.push_back({o.obj.get(), *o.json});
+      for (size_t i = 0; i < jsons.size(); ++i)
+        items.push_back({list->items[i].obj.get(), jsons[i]});
       return http::Reply(JsonResponse(200, table::EncodeListTable<T>(items, meta, opts),
                                       table::ResponseContentType(*format, true)));
     }
     if (*format == F::kPartialObjectMetadata) {
-      std::vector<std::string_view> jsons;
-      for (const auto& o : list->items) jsons.push_back(*o.json);
-      return http::Reply(JsonResponse(200, table::EncodePartialObjectMetadataList(jsons, meta),
+      const auto jsons = Jsons(list->items);
+      const std::vector<std::string_view> views(jsons.begin(), jsons.end());
+      return http::Reply(JsonResponse(200, table::EncodePartialObjectMetadataList(views, meta),
                                       table::ResponseContentType(*format, true)));
     }
     return ListReply(req, meta, list->items);
@@ -631,15 +644,16 @@ class WatchPumpFor final : public WatchPump {
     auto type = registry::WatchEventTypeName(item.type);
     using F = table::ResponseFormat;
     if (options_.format == F::kTableV1 || options_.format == F::kTableV1beta1) {
-      table::TableItem<T> row{item.object.obj.get(), *item.object.json};
+      const std::string json = item.object.json.str();
+      table::TableItem<T> row{item.object.obj.get(), json};
       out->append(WatchLine(type, table::EncodeWatchTable(row, first_table_, options_.table)));
       first_table_ = false;
     } else if (options_.format == F::kPartialObjectMetadata) {
-      out->append(WatchLine(type, table::EncodePartialObjectMetadata(*item.object.json)));
+      out->append(WatchLine(type, table::EncodePartialObjectMetadata(item.object.json.str())));
     } else if (options_.protobuf) {
       api::codec::AppendProtobufWatchFrame(type, EnvelopedProtobuf(item.object.obj), out);
     } else {
-      out->append(WatchLine(type, *item.object.json));
+      AppendWatchLine(type, item.object.json, out);
     }
   }
 
