@@ -322,7 +322,12 @@ class Registry {
   static std::shared_ptr<const std::string> Encode(T obj) {
     obj.metadata.resource_version.clear();
     FillTypeMeta(obj);
-    return std::make_shared<const std::string>(api::codec::EncodeJson(obj));
+    std::string json = api::codec::EncodeJson(obj);
+    // The encoder grows its buffer by doubling, so up to half of it is slack. The stored bytes
+    // live as long as the object and its watch history (whose budget counts size, not
+    // capacity): give the slack back once here.
+    json.shrink_to_fit();
+    return std::make_shared<const std::string>(std::move(json));
   }
 
   Object<T> Unstored(T obj) {

@@ -70,6 +70,19 @@ TEST_F(RegistryTest, CreateFillsServerFieldsAndDefaults) {
   EXPECT_EQ(got->json.str(), created->json.str());
 }
 
+TEST_F(RegistryTest, StoredBytesCarryNoEncoderSlack) {
+  // The stored bytes live as long as the object and its watch history: a buffer grown by
+  // doubling while encoding would waste up to half of that memory.
+  Registry<Pod> pods(Ctx());
+  Pod pod = MakePod("big");
+  for (int i = 0; i < 40; ++i) pod.metadata.annotations["note-" + std::to_string(i)] = "xxxxxxxx";
+  ASSERT_TRUE(pods.Create("default", pod, {}).ok());
+  auto kv = store_.Get(pods.Key("default", "big"));
+  ASSERT_TRUE(kv.ok()) << kv.status().ToString();
+  EXPECT_GT(kv->value->size(), 1000u);
+  EXPECT_LT(kv->value->capacity() - kv->value->size(), 32u);
+}
+
 TEST_F(RegistryTest, CreateErrors) {
   Registry<Service> services(Ctx());
   ASSERT_TRUE(services.Create("default", MakeService("web"), {}).ok());
