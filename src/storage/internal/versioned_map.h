@@ -28,10 +28,13 @@ using WallClock = std::function<std::chrono::system_clock::time_point()>;
 // min_events are held (kube-apiserver's watch cache keeps 100..100k events and aims at >= 75 s).
 // The byte budget is what bounds memory at scale: under churn of large objects (EndpointSlices
 // of 100 endpoints are ~30 KB) 100k events would pin gigabytes of superseded values, and the
-// count alone cannot tell a 300-byte Lease renewal from such a rewrite.
+// count alone cannot tell a 300-byte Lease renewal from such a rewrite. 128 MiB is ~100k
+// Pod-sized events (more than the count bound allows anyway for 1 KB objects) and keeps the
+// 150k-Pod scale envelope within its 2 GiB; a watcher further behind relists (410 Gone), as
+// it would from a kube-apiserver whose watch cache rolled over.
 struct HistoryOptions {
   size_t max_events = 100'000;
-  size_t max_bytes = size_t{256} << 20;
+  size_t max_bytes = size_t{128} << 20;
   std::chrono::milliseconds max_age = std::chrono::minutes(5);
   size_t min_events = 1000;
   // How long a read at a future revision waits for it before Timeout (kube-apiserver: 3 s).

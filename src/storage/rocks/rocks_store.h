@@ -32,8 +32,9 @@ struct RocksStoreOptions {
   // How often forgotten history is compacted away on disk (like the apiserver's etcd
   // compaction interval). RocksDB's own leveled compaction handles overwritten keys.
   std::chrono::milliseconds compaction_interval = std::chrono::minutes(5);
-  // RocksDB memtable size; the WAL is dropped once a memtable is flushed.
-  size_t memtable_bytes = 64 << 20;
+  // RocksDB memtable size; the WAL is dropped once a memtable is flushed. Every live value is
+  // also in memory in the store's own map, so memtables are pure overhead: kept small.
+  size_t memtable_bytes = 32 << 20;
 };
 
 // The embedded durable Store on RocksDB. Every write that returns OK has been synced to the
