@@ -18,4 +18,13 @@ std::optional<std::string_view> Request::Query(std::string_view name) const {
   return std::nullopt;
 }
 
+const std::string& DrainBody(Response& r) {
+  if (!r.body_source) return r.body;
+  r.body.clear();
+  while (r.body_source(&r.body)) {
+  }
+  r.body_source = nullptr;  // a source runs once
+  return r.body;
+}
+
 }  // namespace svcplane::apiserver::http

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -47,12 +48,30 @@ struct Request {
   std::optional<std::string_view> Query(std::string_view name) const;
 };
 
+// Produces a response body piece by piece while the server sends it: each call appends the
+// next bytes to *out and returns false once the whole body has been appended. A LIST of 100k
+// Pods is ~260 MB of JSON; produced this way it is never held whole (no giant allocation and
+// its page faults) and the client receives the first bytes at once instead of after the last.
+// The status is decided before the body starts, so a source must not fail. It runs on an I/O
+// thread, one call at a time, and must not block; what it reads must stay alive as long as it
+// does (capture it by value / shared_ptr).
+using BodySource = std::function<bool(std::string* out)>;
+
 struct Response {
   int status = 200;
   std::string content_type = "application/json";
   std::string body;
   Headers headers;  // extra headers; Content-Length and Connection are set by the server
+  // When set, the body instead (`body` is ignored): sent with Transfer-Encoding: chunked, or with
+  // Content-Length when body_source_size gives the exact size it will produce (a client can
+  // then size its buffer once), assembled whole for an HTTP/1.0 client.
+  BodySource body_source;
+  std::optional<uint64_t> body_source_size;
 };
+
+// The whole body of `r`: its body_source, if any, runs to the end into `body` (and is dropped).
+// For tests and for callers that need the bytes at once.
+const std::string& DrainBody(Response& r);
 
 // A handler answers with a complete Response, or with a StreamWriter it created (and keeps, to
 // write to later): the server then sends the head at once and the writer's bytes as chunks.

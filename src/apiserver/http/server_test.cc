@@ -6,8 +6,11 @@
 #include <condition_variable>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <thread>
+
+#include <fmt/format.h>
 
 #include "apiserver/http/auth.h"
 #include "apiserver/http/status_response.h"
@@ -666,6 +669,125 @@ TEST(ServerStartTest, BadOptionsFailWithStatus) {
   opts.cert_pem = "not a cert";
   auto bad_cert = Server::Start(opts, [](const Request&) { return Response{}; });
   EXPECT_EQ(bad_cert.status().code(), Code::kInvalid);
+}
+
+// A body produced piece by piece: `pieces` numbered lines, then the source reports the end.
+BodySource NumberedLines(int pieces) {
+  return [pieces, i = 0](std::string* out) mutable {
+    if (i == pieces) return false;
+    *out += fmt::format("line {:06d} {}\n", i++, std::string(100, 'x'));
+    return true;
+  };
+}
+
+std::string NumberedLinesText(int pieces) {
+  std::string out;
+  auto source = NumberedLines(pieces);
+  while (source(&out)) {
+  }
+  return out;
+}
+
+TEST_F(ServerTest, SourcedBodyIsSentChunkedAndTheConnectionIsReused) {
+  // ~3 MB: several chunks, more than one TLS record each.
+  constexpr int kPieces = 25'000;
+  router_.Handle("GET", "/big", [](const Request&) {
+    Response r;
+    r.content_type = "text/plain";
+    r.body = "ignored when a source is set";
+    r.body_source = NumberedLines(kPieces);
+    return r;
+  });
+  router_.Handle("GET", "/empty", [](const Request&) {
+    Response r;
+    r.body_source = [](std::string*) { return false; };
+    return r;
+  });
+  StartServer();
+  uint64_t before = server_->AcceptedConnectionsForTest();
+  auto client = TlsClient::Connect(Client());
+  ASSERT_TRUE(client.ok());
+  for (int round = 0; round < 2; ++round) {
+    auto res = (*client)->Get("/big");
+    ASSERT_TRUE(res.ok()) << res.status().ToString();
+    EXPECT_EQ(res->status, 200);
+    EXPECT_EQ(res->Header("Transfer-Encoding"), "chunked");
+    EXPECT_EQ(res->Header("Content-Length"), "");
+    EXPECT_EQ(res->Header("Content-Type"), "text/plain");
+    EXPECT_TRUE(res->keep_alive);
+    EXPECT_EQ(res->body, NumberedLinesText(kPieces));
+  }
+  auto empty = (*client)->Get("/empty");
+  ASSERT_TRUE(empty.ok()) << empty.status().ToString();
+  EXPECT_EQ(empty->status, 200);
+  EXPECT_EQ(empty->body, "");
+  auto hello = (*client)->Get("/hello");
+  ASSERT_TRUE(hello.ok());
+  EXPECT_EQ(hello->body, "hello admin");
+  EXPECT_EQ(server_->AcceptedConnectionsForTest() - before, 1u);
+}
+
+TEST_F(ServerTest, SourcedBodyOfKnownSizeIsSentWithContentLength) {
+  constexpr int kPieces = 25'000;
+  const std::string expected = NumberedLinesText(kPieces);
+  router_.Handle("GET", "/sized", [&](const Request&) {
+    Response r;
+    r.body_source = NumberedLines(kPieces);
+    r.body_source_size = expected.size();
+    return r;
+  });
+  router_.Handle("GET", "/short", [&](const Request&) {
+    Response r;
+    r.body_source = NumberedLines(10);
+    r.body_source_size = expected.size();  // promises more than it produces
+    return r;
+  });
+  StartServer();
+  auto client = TlsClient::Connect(Client());
+  ASSERT_TRUE(client.ok());
+  for (int round = 0; round < 2; ++round) {
+    auto res = (*client)->Get("/sized");
+    ASSERT_TRUE(res.ok()) << res.status().ToString();
+    EXPECT_EQ(res->Header("Content-Length"), std::to_string(expected.size()));
+    EXPECT_EQ(res->Header("Transfer-Encoding"), "");
+    EXPECT_TRUE(res->keep_alive);
+    EXPECT_EQ(res->body, expected);
+  }
+  // A source that breaks its promise: the client must not take the short body as complete.
+  auto short_client = TlsClient::Connect(Client());
+  ASSERT_TRUE(short_client.ok());
+  auto broken = (*short_client)->Get("/short");
+  EXPECT_FALSE(broken.ok());
+}
+
+TEST_F(ServerTest, SourcedBodyGoesToAnHttp10ClientWithContentLength) {
+  router_.Handle("GET", "/big", [](const Request&) {
+    Response r;
+    r.content_type = "text/plain";
+    r.body_source = NumberedLines(5'000);
+    return r;
+  });
+  StartServer();
+  const std::string headers = Path("headers.txt");
+  auto [code, out] = RunCommand(Curl({"--http1.0", "-D", headers, Url("/big")}));
+  ASSERT_EQ(code, 0) << out;
+  EXPECT_EQ(out, NumberedLinesText(5'000));
+  std::ifstream in(headers);
+  std::string head((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(head.find("Content-Length: " + std::to_string(out.size())), std::string::npos) << head;
+  EXPECT_EQ(head.find("chunked"), std::string::npos) << head;
+}
+
+TEST(DrainBodyTest, RunsTheSourceOnceIntoBody) {
+  Response r;
+  r.body = "stale";
+  r.body_source = NumberedLines(3);
+  EXPECT_EQ(DrainBody(r), NumberedLinesText(3));
+  EXPECT_FALSE(r.body_source);
+  EXPECT_EQ(DrainBody(r), NumberedLinesText(3));
+  Response plain;
+  plain.body = "as is";
+  EXPECT_EQ(DrainBody(plain), "as is");
 }
 
 }  // namespace

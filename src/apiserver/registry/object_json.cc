@@ -68,22 +68,49 @@ std::string WithResourceVersion(std::string_view stored, storage::Revision rv) {
   return out;
 }
 
+namespace {
+
+constexpr std::string_view kMetadataOpen = "\"metadata\":{";
+constexpr std::string_view kResourceVersionKey = "\"resourceVersion\":\"";
+
+// Where the resourceVersion member goes in stored JSON (just inside the object's metadata), or
+// npos for JSON we did not write, which is written as it is.
+size_t SplicePosition(std::string_view stored) {
+  size_t pos = stored.find(kMetadataOpen);
+  return pos == std::string_view::npos ? pos : pos + kMetadataOpen.size();
+}
+
+bool NeedsComma(std::string_view stored, size_t pos) {
+  return pos < stored.size() && stored[pos] != '}';
+}
+
+}  // namespace
+
 void AppendWithResourceVersion(std::string_view stored, storage::Revision rv, std::string* out) {
-  static constexpr std::string_view kMeta = "\"metadata\":{";
-  size_t pos = stored.find(kMeta);
-  if (pos == std::string_view::npos) {  // not an object we wrote
+  const size_t pos = SplicePosition(stored);
+  if (pos == std::string_view::npos) {
     out->append(stored);
     return;
   }
-  pos += kMeta.size();
   out->append(stored.substr(0, pos));
-  out->append("\"resourceVersion\":\"");
+  out->append(kResourceVersionKey);
   char buf[24];
   auto r = std::to_chars(buf, buf + sizeof(buf), rv);
   out->append(buf, static_cast<size_t>(r.ptr - buf));
   out->push_back('"');
-  if (pos < stored.size() && stored[pos] != '}') out->push_back(',');
+  if (NeedsComma(stored, pos)) out->push_back(',');
   out->append(stored.substr(pos));
+}
+
+size_t ObjectJson::size() const {
+  if (!bytes_) return 0;
+  const std::string_view stored = *bytes_;
+  const size_t pos = revision_ == 0 ? std::string_view::npos : SplicePosition(stored);
+  if (pos == std::string_view::npos) return stored.size();
+  char buf[24];
+  auto r = std::to_chars(buf, buf + sizeof(buf), revision_);
+  return stored.size() + kResourceVersionKey.size() + static_cast<size_t>(r.ptr - buf) + 1 +
+         (NeedsComma(stored, pos) ? 1 : 0);
 }
 
 void ObjectJson::AppendTo(std::string* out) const {
@@ -97,7 +124,7 @@ void ObjectJson::AppendTo(std::string* out) const {
 
 std::string ObjectJson::str() const {
   std::string out;
-  out.reserve(size_bound());
+  out.reserve(size());
   AppendTo(&out);
   return out;
 }

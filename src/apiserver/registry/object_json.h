@@ -33,11 +33,10 @@ class ObjectJson {
 
   void AppendTo(std::string* out) const;
   std::string str() const;
-  // An upper bound of the written size, for reserving buffers.
-  size_t size_bound() const { return bytes_ ? bytes_->size() + kSpliceBound : 0; }
+  // The exact size AppendTo writes (a streamed list announces its Content-Length up front).
+  size_t size() const;
 
  private:
-  static constexpr size_t kSpliceBound = 48;  // "resourceVersion":"<int64>",
   std::shared_ptr<const std::string> bytes_;
   storage::Revision revision_ = 0;
 };

@@ -20,12 +20,17 @@ TEST(ObjectJsonTest, WritesStoredBytesWithTheRevisionWithoutCopyingThem) {
   std::string out = "[";
   json.AppendTo(&out);
   EXPECT_EQ(out, R"([{"kind":"Pod","metadata":{"resourceVersion":"42","name":"a"}})");
-  EXPECT_LE(json.str().size(), json.size_bound());
+  EXPECT_EQ(json.size(), json.str().size());
+  auto empty_meta = std::make_shared<const std::string>(R"({"kind":"Pod","metadata":{}})");
+  EXPECT_EQ(ObjectJson(empty_meta, 1234567).size(), ObjectJson(empty_meta, 1234567).str().size());
+  auto foreign = std::make_shared<const std::string>(R"({"kind":"Pod"})");
+  EXPECT_EQ(ObjectJson(foreign, 5).size(), foreign->size());
 }
 
 TEST(ObjectJsonTest, RevisionZeroWritesBytesAsTheyAre) {
   auto bytes = std::make_shared<const std::string>(R"({"metadata":{"resourceVersion":"9"}})");
   EXPECT_EQ(ObjectJson(bytes, 0).str(), *bytes);
+  EXPECT_EQ(ObjectJson(bytes, 0).size(), bytes->size());
   EXPECT_EQ(ObjectJson().str(), "");
 }
 

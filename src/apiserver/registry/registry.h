@@ -71,6 +71,7 @@ class Registry {
       auto page = ctx_.store->List(opts);
       if (!page.ok()) return MapListError(page.status());
       out.revision = page->revision;
+      if (!filtered) out.items.reserve(out.items.size() + page->items.size());
       size_t consumed = 0;
       std::string next_key;
       for (const auto& kv : page->items) {

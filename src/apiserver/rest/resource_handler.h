@@ -184,7 +184,7 @@ class ResourceHandler final : public Endpoint {
   }
 
   http::Reply ListReply(const http::Request& req, const api::meta::ListMeta& meta,
-                        const std::vector<registry::Object<T>>& items) {
+                        std::vector<registry::Object<T>> items) {
     const auto& ri = reg_->info();
     if (WantsProtobuf(req)) {
       std::vector<std::shared_ptr<const std::string>> messages;
@@ -199,23 +199,36 @@ class ResourceHandler final : public Endpoint {
       api::codec::EncodeProtobufListOfMessages(meta, views, ri.GroupVersion(), ri.list_kind, &body);
       return http::Reply(ProtobufResponse(200, std::move(body)));
     }
-    std::string body;
-    size_t total = 0;
-    for (const auto& o : items) total += o.json.size_bound() + 1;
-    body.reserve(total + 256);
-    body += "{\"kind\":\"";
-    body += ri.list_kind;
-    body += "\",\"apiVersion\":\"";
-    body += ri.GroupVersion();
-    body += "\",\"metadata\":";
-    api::codec::EncodeJson(meta, &body);
-    body += ",\"items\":[";
-    for (size_t i = 0; i < items.size(); ++i) {
-      if (i) body.push_back(',');
-      items[i].json.AppendTo(&body);
-    }
-    body += "]}";
-    return http::Reply(JsonResponse(200, std::move(body)));
+    std::string head;
+    head += "{\"kind\":\"";
+    head += ri.list_kind;
+    head += "\",\"apiVersion\":\"";
+    head += ri.GroupVersion();
+    head += "\",\"metadata\":";
+    api::codec::EncodeJson(meta, &head);
+    head += ",\"items\":[";
+    // Streamed item by item as the connection sends it (http::BodySource): a 100k-Pod list is
+    // never assembled into one 260 MB string.
+    http::Response r = JsonResponse(200, {});
+    uint64_t size = head.size() + 2 + (items.empty() ? 0 : items.size() - 1);
+    for (const auto& o : items) size += o.json.size();
+    r.body_source_size = size;
+    r.body_source = [items = std::move(items), head = std::move(head), i = size_t{0},
+                     started = false](std::string* body) mutable {
+      if (!started) {
+        *body += head;
+        started = true;
+      }
+      if (i == items.size()) {
+        *body += "]}";
+        return false;
+      }
+      if (i) body->push_back(',');
+      items[i].json.AppendTo(body);
+      ++i;
+      return true;
+    };
+    return http::Reply(std::move(r));
   }
 
   Result<http::Reply> Get(const http::Request& req, const RequestInfo& info) {
@@ -274,7 +287,7 @@ class ResourceHandler final : public Endpoint {
       return http::Reply(JsonResponse(200, table::EncodePartialObjectMetadataList(views, meta),
                                       table::ResponseContentType(*format, true)));
     }
-    return ListReply(req, meta, list->items);
+    return ListReply(req, meta, std::move(list->items));
   }
 
   Result<http::Reply> Watch(const http::Request& req, const RequestInfo& info,
@@ -543,7 +556,7 @@ class ResourceHandler final : public Endpoint {
       }
       deleted.push_back(std::move(del->object));
     }
-    return ListReply(req, api::meta::ListMeta{}, deleted);
+    return ListReply(req, api::meta::ListMeta{}, std::move(deleted));
   }
 
   registry::Registry<T>* reg_;

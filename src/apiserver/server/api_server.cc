@@ -27,7 +27,6 @@
 #include "apiserver/rest/router.h"
 #include "apiserver/server/collections.h"
 #include "apiserver/server/housekeeping.h"
-#include "storage/cache/cached_store.h"
 #include "storage/rocks/rocks_store.h"
 
 namespace svcplane::apiserver::server {
@@ -264,20 +263,19 @@ Result<std::unique_ptr<ApiServer>> ApiServer::Start(const ApiServerOptions& opti
   if (!pki.ok()) return pki.status();
   impl->pki = std::move(*pki);
 
+  // The embedded store serves reads and watches from memory itself (its VersionedMap is what a
+  // CachedStore would build), so no watch cache sits in front of it: a cache would hold a second
+  // copy of the state and history and cost every write two more thread hand-offs (its feeder and
+  // its dispatcher). storage::cache is for a remote backend (etcd).
   storage::rocks::RocksStoreOptions ro;
   ro.path = (std::filesystem::path(options.data_dir) / "store").string();
-  storage::cache::CachedStoreOptions co;
   if (options.watch_history_events > 0) {
     ro.history.max_events = options.watch_history_events;
     ro.history.min_events = std::min(ro.history.min_events, options.watch_history_events);
-    co.history.max_events = ro.history.max_events;
-    co.history.min_events = ro.history.min_events;
   }
   auto rocks = storage::rocks::RocksStore::Open(ro);
   if (!rocks.ok()) return rocks.status();
-  auto cached = storage::cache::CachedStore::Open(std::move(*rocks), co);
-  if (!cached.ok()) return cached.status();
-  impl->store = std::move(*cached);
+  impl->store = std::move(*rocks);
 
   ApiServerImpl* raw = impl.get();
   impl->ctx.store = impl->store.get();

@@ -19,7 +19,7 @@ struct ApiServerOptions {
   int io_threads = 2;
   int worker_threads = 32;
   int watch_threads = 2;
-  // Events of watch history kept by the store and its cache (0: the defaults). Tests shrink it
+  // Events of watch history kept by the store (0: the defaults). Tests shrink it
   // to force "too old resource version" (410) after a few writes.
   size_t watch_history_events = 0;
   // kube-apiserver's --event-ttl: Events are deleted this long after their last write (0: kept).

@@ -15,6 +15,7 @@
 
 #include "apiserver/http/health.h"
 #include "apiserver/http/status_response.h"
+#include "base/check.h"
 
 namespace svcplane::apiserver::http::internal {
 namespace {
@@ -288,6 +289,7 @@ bool Connection::AcceptHead() {
 void Connection::Dispatch() {
   auto msg = parser_->release();
   keep_alive_ = msg.keep_alive();
+  request_version_ = static_cast<int>(msg.version());
   Request req = std::move(*request_);
   request_.reset();
   req.body = std::move(msg.body());
@@ -329,7 +331,13 @@ void Connection::Respond(Response r, bool close_after) {
   res->set(bhttp::field::content_type, r.content_type);
   CopyHeaders(r.headers, *res);
   const unsigned code = res->result_int();
-  if (code < 200 || code == 204 || code == 304) r.body.clear();  // these carry no body
+  const bool no_body = code < 200 || code == 204 || code == 304;  // these carry no body
+  if (r.body_source && !no_body && request_version_ >= 11) {
+    auto head = std::make_unique<bhttp::response<bhttp::empty_body>>(std::move(res->base()));
+    return RespondSourced(std::move(head), std::move(r.body_source), r.body_source_size, keep);
+  }
+  if (r.body_source) DrainBody(r);  // HTTP/1.0 has no chunked encoding; a rare client
+  if (no_body) r.body.clear();
   res->body() = std::move(r.body);
   res->keep_alive(keep);
   res->prepare_payload();
@@ -338,6 +346,80 @@ void Connection::Respond(Response r, bool close_after) {
                      [self = shared_from_this(), res, keep](beast::error_code ec, std::size_t) {
                        self->OnWritten(ec, !keep);
                      });
+}
+
+// A sourced body goes out in pieces of about this size. Chunked, each piece is
+// "<size>\r\n<data>\r\n" built in one string so it goes out in one write: the size line is a
+// fixed-width hex number (leading zeros are valid chunk-size syntax) written into room left at
+// the front once the data is there.
+constexpr std::size_t kPieceTarget = 256 * 1024;
+constexpr std::size_t kChunkSizeDigits = 8;  // up to 4 GiB per chunk
+constexpr std::size_t kChunkPrefix = kChunkSizeDigits + 2;
+
+void Connection::RespondSourced(std::unique_ptr<bhttp::response<bhttp::empty_body>> head,
+                                BodySource source, std::optional<std::uint64_t> size, bool keep) {
+  body_head_ = std::move(head);
+  if (size) {
+    body_head_->content_length(*size);
+  } else {
+    body_head_->chunked(true);
+  }
+  body_head_->keep_alive(keep);
+  body_source_ = std::move(source);
+  body_size_ = size;
+  body_sent_ = 0;
+  body_keep_ = keep;
+  body_serializer_ = std::make_unique<bhttp::response_serializer<bhttp::empty_body>>(*body_head_);
+  tcp().expires_after(state_->options.io_timeout);
+  bhttp::async_write_header(stream_, *body_serializer_,
+                            [self = shared_from_this()](beast::error_code ec, std::size_t) {
+                              if (ec) return self->OnWritten(ec, true);
+                              self->WriteBodyPiece();
+                            });
+}
+
+void Connection::WriteBodyPiece() {
+  const bool chunked = !body_size_.has_value();
+  const std::size_t prefix = chunked ? kChunkPrefix : 0;
+  body_chunk_.assign(prefix, '0');
+  bool more = true;
+  while (more && body_chunk_.size() - prefix < kPieceTarget) more = body_source_(&body_chunk_);
+  const std::size_t data = body_chunk_.size() - prefix;
+  body_sent_ += data;
+  bool broken = false;
+  if (!chunked) {
+    // The promised Content-Length is the framing: a source that disagrees leaves the client
+    // unable to find the end, so the connection is closed after what was promised.
+    if (body_sent_ > *body_size_ || (!more && body_sent_ != *body_size_)) {
+      SPDLOG_ERROR("http: body source for {} produced {}+ bytes, not the {} announced", remote_,
+                   body_sent_, *body_size_);
+      if (body_sent_ > *body_size_) body_chunk_.resize(data - (body_sent_ - *body_size_));
+      broken = true;
+      more = false;
+    }
+  } else if (data == 0) {
+    body_chunk_.clear();
+  } else {
+    SVC_CHECK(data <= 0xffffffffu) << "a body source appended more than 4 GiB at once";
+    body_chunk_.replace(0, kChunkPrefix, fmt::format("{:0{}x}\r\n", data, kChunkSizeDigits));
+    body_chunk_ += "\r\n";
+  }
+  if (!more) {
+    if (chunked) body_chunk_ += "0\r\n\r\n";
+    body_source_ = nullptr;  // releases what it holds (a LIST's items) before the next request
+  }
+  tcp().expires_after(state_->options.io_timeout);
+  net::async_write(stream_, net::buffer(body_chunk_),
+                   [self = shared_from_this(), more, broken](beast::error_code ec, std::size_t) {
+                     if (ec || !more) {
+                       self->body_chunk_ = std::string();  // a piece of memory back
+                       self->body_source_ = nullptr;
+                       self->body_serializer_.reset();
+                       self->body_head_.reset();
+                       return self->OnWritten(ec, broken || !self->body_keep_);
+                     }
+                     self->WriteBodyPiece();
+                   });
 }
 
 void Connection::OnWritten(beast::error_code ec, bool close_after) {

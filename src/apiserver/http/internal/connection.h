@@ -1,6 +1,7 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -51,6 +52,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void OnReply(Reply reply);
   void Respond(Response response, bool close_after);
   void OnWritten(boost::beast::error_code ec, bool close_after);
+  void RespondSourced(
+      std::unique_ptr<boost::beast::http::response<boost::beast::http::empty_body>> head,
+      BodySource source, std::optional<std::uint64_t> size, bool keep);
+  void WriteBodyPiece();
   void Close();
   void Drain(std::size_t drained);
 
@@ -76,6 +81,17 @@ class Connection : public std::enable_shared_from_this<Connection> {
   bool keep_alive_ = true;
   bool drain_before_close_ = false;
   std::vector<char> drain_buf_;
+  int request_version_ = 11;
+
+  // A Response::body_source being written: chunked, or raw up to body_size_ when that is known.
+  BodySource body_source_;
+  std::optional<std::uint64_t> body_size_;
+  std::uint64_t body_sent_ = 0;
+  std::unique_ptr<boost::beast::http::response<boost::beast::http::empty_body>> body_head_;
+  std::unique_ptr<boost::beast::http::response_serializer<boost::beast::http::empty_body>>
+      body_serializer_;
+  std::string body_chunk_;
+  bool body_keep_ = false;
 
   // Streaming state.
   std::shared_ptr<StreamWriter> writer_;
