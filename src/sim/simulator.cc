@@ -295,7 +295,7 @@ void Simulator::SyncPod(const std::string& key) {
   const size_t slash = key.find('/');
   auto pod = informers_.Pods().lister().Get(key.substr(0, slash), key.substr(slash + 1));
   if (!pod) return;
-  if (NeedsScheduling(*pod, opts_.scheduler_name)) {
+  if (NeedsScheduling(*pod, opts_.rest->scheduler_name)) {
     Schedule(pod, key);
     return;
   }
@@ -417,7 +417,7 @@ void Simulator::Terminate(const ObjectPtr<core::Pod>& pod, const std::string& ke
   if (!pod->status.pod_ip.empty() && (IsPodReady(*pod) || (cr && cr->status == "True"))) {
     core::Pod copy = *pod;
     copy.status =
-        RunningStatus(*pod, pod->status.host_ip, pod->status.pod_ip, false, clock_.WallNow());
+        RunningStatus(*pod, pod->status.rest->host_ip, pod->status.pod_ip, false, clock_.WallNow());
     auto res = cs_.Pods().UpdateStatus(copy);
     if (res.ok()) {
       std::lock_guard<std::mutex> l(mu_);

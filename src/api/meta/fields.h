@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "api/meta/boxed.h"
+
 namespace svcplane::api::meta {
 
 // How a field is written when it holds its zero value, following the Go struct tags of upstream's
@@ -22,16 +24,59 @@ enum FieldFlags : uint32_t {
 // number from upstream's generated.proto (0 when the field is JSON-only).
 template <typename Class, typename Member>
 struct Field {
+  using MemberType = Member;
   std::string_view json_name;
   Member Class::*member;
   uint32_t flags;
   int proto;
+
+  constexpr const Member& Get(const Class& c) const { return c.*member; }
+  constexpr Member& Mut(Class& c) const { return c.*member; }
+  // Decoders write through this: decode(Member&) -> bool.
+  template <typename Fn>
+  bool Decode(Class& c, Fn&& decode) const {
+    return decode(c.*member);
+  }
+};
+
+// A field kept in a Boxed<Rest> member of Class (see boxed.h) but on the wire a member of Class
+// like any other: codecs reach it through Get (never allocates) and Mut (allocates the box).
+template <typename Class, typename Rest, typename Member>
+struct BoxedField {
+  using MemberType = Member;
+  std::string_view json_name;
+  Boxed<Rest> Class::*box;
+  Member Rest::*member;
+  uint32_t flags;
+  int proto;
+
+  const Member& Get(const Class& c) const { return (c.*box).get().*member; }
+  Member& Mut(Class& c) const { return (c.*box).mut().*member; }
+  // A zero value decoded into an empty box leaves it empty: protobuf writes every scalar and
+  // string, zero or not, and a decoded object should not carry a box of zeros.
+  template <typename Fn>
+  bool Decode(Class& c, Fn&& decode) const {
+    Boxed<Rest>& b = c.*box;
+    if (b.allocated()) return decode(b.mut().*member);
+    Member tmp{};
+    if (!decode(tmp)) return false;
+    if (!(tmp == Member{})) b.mut().*member = std::move(tmp);
+    return true;
+  }
 };
 
 template <typename Class, typename Member>
 constexpr Field<Class, Member> F(std::string_view name, Member Class::*member,
                                  uint32_t flags = kOmitEmpty, int proto = 0) {
   return {name, member, flags, proto};
+}
+
+// A field of the boxed rest of Class: FR("volumes", &T::rest, &PodSpecRest::volumes, ...).
+template <typename Class, typename Rest, typename Member>
+constexpr BoxedField<Class, Rest, Member> FR(std::string_view name, Boxed<Rest> Class::*box,
+                                             Member Rest::*member, uint32_t flags = kOmitEmpty,
+                                             int proto = 0) {
+  return {name, box, member, flags, proto};
 }
 
 // Each API struct declares its fields once, next to its definition:
@@ -48,8 +93,9 @@ concept Reflected = requires {
 
 // JSON members the model does not know, kept verbatim (raw key text, raw value text) so that a
 // decode → store → encode round trip loses nothing: users' Pods carry far more than we read.
+// Boxed: every struct of every object has one and almost all are empty.
 struct UnknownFields {
-  std::vector<std::pair<std::string, std::string>> items;
+  BoxedVector<std::pair<std::string, std::string>> items;
 
   bool empty() const { return items.empty(); }
   bool operator==(const UnknownFields&) const = default;

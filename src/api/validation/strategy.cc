@@ -210,7 +210,7 @@ std::string PodQOSClass(const core::v1::Pod& pod) {
   bool guaranteed = true;
   auto visit = [&](const core::v1::Container& c) {
     std::map<std::string, std::string> lim, req;
-    if (!c.resources.text.empty()) ReadResources(c.resources.text, &lim, &req);
+    if (!c.rest->resources.text.empty()) ReadResources(c.rest->resources.text, &lim, &req);
     // v1 defaulting copies limits into missing requests before QoS is computed.
     for (const auto& [name, q] : lim) req.emplace(name, q);
     for (const auto& [name, q] : req) {
@@ -229,7 +229,7 @@ std::string PodQOSClass(const core::v1::Pod& pod) {
     }
     if (!found.count("cpu") || !found.count("memory")) guaranteed = false;
   };
-  for (const auto& c : pod.spec.init_containers) visit(c);
+  for (const auto& c : pod.spec.rest->init_containers) visit(c);
   for (const auto& c : pod.spec.containers) visit(c);
   if (requests.empty() && limits.empty()) return "BestEffort";
   if (guaranteed) {
@@ -246,7 +246,7 @@ void PrepareForCreate(core::v1::Pod& pod) {
   pod.metadata.generation = 1;
   pod.status = core::v1::PodStatus{};
   pod.status.phase = "Pending";
-  pod.status.qos_class = PodQOSClass(pod);
+  pod.status.rest->qos_class = PodQOSClass(pod);
 }
 
 void PrepareForUpdate(core::v1::Pod& pod, const core::v1::Pod& old) {
@@ -261,7 +261,7 @@ void PrepareForStatusUpdate(core::v1::Pod& pod, const core::v1::Pod& old) {
   // Old kubelets corrupt owner references; /status may not touch them or the deletion mark.
   pod.metadata.deletion_timestamp = old.metadata.deletion_timestamp;
   pod.metadata.owner_references = old.metadata.owner_references;
-  if (pod.status.qos_class.empty()) pod.status.qos_class = old.status.qos_class;
+  if (pod.status.rest->qos_class.empty()) pod.status.rest->qos_class = old.status.rest->qos_class;
 }
 
 // ---- Node

@@ -204,26 +204,26 @@ TEST(PodStrategyTest, CreateResetsStatusAndSetsGeneration) {
   PrepareForCreate(pod);
   EXPECT_EQ(pod.metadata.generation, 1);
   EXPECT_EQ(pod.status.phase, "Pending");
-  EXPECT_EQ(pod.status.qos_class, "BestEffort");
+  EXPECT_EQ(pod.status.rest->qos_class, "BestEffort");
   EXPECT_EQ(pod.status.pod_ip, "");
 }
 
 TEST(PodStrategyTest, QOSClass) {
   core::v1::Pod pod = ValidPod();
   EXPECT_EQ(PodQOSClass(pod), "BestEffort");
-  pod.spec.containers[0].resources.text = R"({"requests":{"cpu":"100m"}})";
+  pod.spec.containers[0].rest->resources.text = R"({"requests":{"cpu":"100m"}})";
   EXPECT_EQ(PodQOSClass(pod), "Burstable");
-  pod.spec.containers[0].resources.text = R"({"limits":{"cpu":"1","memory":"1Gi"}})";
+  pod.spec.containers[0].rest->resources.text = R"({"limits":{"cpu":"1","memory":"1Gi"}})";
   EXPECT_EQ(PodQOSClass(pod), "Guaranteed");
-  pod.spec.containers[0].resources.text =
+  pod.spec.containers[0].rest->resources.text =
       R"({"limits": {"cpu": "1", "memory": "1Gi"}, "requests": {"cpu": "500m"}})";
   EXPECT_EQ(PodQOSClass(pod), "Burstable");
-  pod.spec.containers[0].resources.text =
+  pod.spec.containers[0].rest->resources.text =
       R"({"claims":[{"name":"x"}],"limits":{"cpu":2,"memory":"2Gi"},"requests":{"cpu":"2000m","memory":"2Gi"}})";
   EXPECT_EQ(PodQOSClass(pod), "Guaranteed");
-  pod.spec.containers[0].resources.text = R"({"limits":{"nvidia.com/gpu":"1"}})";
+  pod.spec.containers[0].rest->resources.text = R"({"limits":{"nvidia.com/gpu":"1"}})";
   EXPECT_EQ(PodQOSClass(pod), "BestEffort");
-  pod.spec.containers[0].resources.text = "{}";
+  pod.spec.containers[0].rest->resources.text = "{}";
   EXPECT_EQ(PodQOSClass(pod), "BestEffort");
 }
 
@@ -252,13 +252,13 @@ TEST(PodStrategyTest, StatusUpdateKeepsSpecOwnersAndDeletion) {
   pod.metadata.owner_references.clear();
   pod.metadata.deletion_timestamp.reset();
   pod.status.pod_ip = "10.1.1.1";
-  pod.status.qos_class = "";
+  pod.status.rest->qos_class = "";
   PrepareForStatusUpdate(pod, old);
   EXPECT_EQ(pod.spec, old.spec);
   EXPECT_EQ(pod.metadata.owner_references, old.metadata.owner_references);
   EXPECT_EQ(pod.metadata.deletion_timestamp, old.metadata.deletion_timestamp);
   EXPECT_EQ(pod.status.pod_ip, "10.1.1.1");
-  EXPECT_EQ(pod.status.qos_class, "BestEffort");
+  EXPECT_EQ(pod.status.rest->qos_class, "BestEffort");
 }
 
 TEST(NodeStrategyTest, SpecStatusSeparation) {

@@ -512,7 +512,7 @@ class Registry {
     std::optional<int64_t> grace;  // pods: graceful deletion
     if constexpr (std::is_same_v<T, api::core::v1::Pod>) {
       int64_t g = opts.grace_period_seconds.value_or(
-          old.spec.termination_grace_period_seconds.value_or(30));
+          old.spec.rest->termination_grace_period_seconds.value_or(30));
       if (g < 0) g = 1;
       if (old.spec.node_name.empty() || old.status.phase == "Succeeded" ||
           old.status.phase == "Failed") {

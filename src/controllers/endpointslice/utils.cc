@@ -159,7 +159,7 @@ std::optional<int32_t> FindPort(const Pod& pod, const api::core::v1::ServicePort
   if (auto p = FindNamedPort(pod.spec.containers, target.str_value, port.protocol, false)) {
     return p;
   }
-  return FindNamedPort(pod.spec.init_containers, target.str_value, port.protocol, true);
+  return FindNamedPort(pod.spec.rest->init_containers, target.str_value, port.protocol, true);
 }
 
 std::vector<EndpointPort> EndpointPortsForPod(const Service& service, const Pod& pod) {
