@@ -25,7 +25,7 @@ core::PodCondition Condition(const core::Pod& pod, const char* type, bool ok, ap
   c.type = type;
   c.status = ok ? "True" : "False";
   c.last_transition_time = now;
-  if (!ok) c.reason = reason;
+  if (!ok) c.rest->reason = reason;
   if (const core::PodCondition* old = FindCondition(pod, type);
       old != nullptr && old->status == c.status) {
     c.last_transition_time = old->last_transition_time;

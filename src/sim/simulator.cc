@@ -50,8 +50,8 @@ Status RecreateBinder::Bind(const core::Pod& pod, const std::string& node_name) 
   bound.metadata.uid.clear();
   bound.metadata.resource_version.clear();
   bound.metadata.creation_timestamp = {};
-  bound.metadata.managed_fields.clear();
-  bound.metadata.generation = 0;
+  bound.metadata.rest->managed_fields.clear();
+  bound.metadata.rest->generation = 0;
   bound.status = {};
   client::DeleteOptions del;
   del.grace_period_seconds = 0;
@@ -295,7 +295,7 @@ void Simulator::SyncPod(const std::string& key) {
   const size_t slash = key.find('/');
   auto pod = informers_.Pods().lister().Get(key.substr(0, slash), key.substr(slash + 1));
   if (!pod) return;
-  if (NeedsScheduling(*pod, opts_.rest->scheduler_name)) {
+  if (NeedsScheduling(*pod, opts_.scheduler_name)) {
     Schedule(pod, key);
     return;
   }

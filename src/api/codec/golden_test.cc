@@ -101,7 +101,7 @@ TEST(GoldenTest, EndpointSliceWithHints) {
   EXPECT_EQ(slice.endpoints[0].hints->for_zones[0].name, "zone-a");
   EXPECT_EQ(slice.endpoints[0].zone, "zone-a");
   EXPECT_EQ((*slice.ports)[1].app_protocol, "kubernetes.io/h2c");
-  EXPECT_EQ(slice.metadata.generation, 3);
+  EXPECT_EQ(slice.metadata.rest->generation, 3);
 }
 
 TEST(GoldenTest, LeaseWithMicroTime) {

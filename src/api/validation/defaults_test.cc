@@ -261,7 +261,7 @@ TEST(DefaultNamespaceTest, LabelAndPhase) {
 
 TEST(DefaultNamespaceTest, NamelessGetsNoLabel) {
   core::v1::Namespace ns;
-  ns.metadata.generate_name = "tmp-";
+  ns.metadata.rest->generate_name = "tmp-";
   Default(ns);
   EXPECT_TRUE(ns.metadata.labels.empty());
 }

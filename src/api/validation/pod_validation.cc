@@ -90,7 +90,7 @@ FieldErrorList CheckHostPortConflicts(const std::vector<const Container*>& conta
     for (size_t pi = 0; pi < c.ports.size(); ++pi) {
       const core::v1::ContainerPort& p = c.ports[pi];
       if (p.host_port == 0) continue;
-      std::string key = p.protocol + "/" + p.host_ip + "/" + std::to_string(p.host_port);
+      std::string key = p.protocol + "/" + p.rest->host_ip + "/" + std::to_string(p.host_port);
       if (!seen.insert(key).second) {
         errs.push_back(Duplicate(ports.Index(static_cast<int64_t>(pi)).Child("hostPort"), key));
       }

@@ -135,18 +135,19 @@ void EnsureNamespaceLabel(core::v1::Namespace& ns) {
 
 void PrepareObjectMetaForCreate(meta::ObjectMeta& meta) {
   meta.deletion_timestamp.reset();
-  meta.deletion_grace_period_seconds.reset();
+  meta.rest->deletion_grace_period_seconds.reset();
 }
 
 void PrepareObjectMetaForUpdate(meta::ObjectMeta& new_meta, const meta::ObjectMeta& old_meta) {
-  new_meta.generation = old_meta.generation;
+  new_meta.rest->generation = old_meta.rest->generation;
   if (new_meta.uid.empty()) new_meta.uid = old_meta.uid;
   if (!old_meta.creation_timestamp.IsZero()) {
     new_meta.creation_timestamp = old_meta.creation_timestamp;
   }
   if (old_meta.deletion_timestamp) new_meta.deletion_timestamp = old_meta.deletion_timestamp;
-  if (old_meta.deletion_grace_period_seconds && !new_meta.deletion_grace_period_seconds) {
-    new_meta.deletion_grace_period_seconds = old_meta.deletion_grace_period_seconds;
+  if (old_meta.rest->deletion_grace_period_seconds &&
+      !new_meta.rest->deletion_grace_period_seconds) {
+    new_meta.rest->deletion_grace_period_seconds = old_meta.rest->deletion_grace_period_seconds;
   }
 }
 
@@ -243,7 +244,7 @@ std::string PodQOSClass(const core::v1::Pod& pod) {
 
 void PrepareForCreate(core::v1::Pod& pod) {
   PrepareObjectMetaForCreate(pod.metadata);
-  pod.metadata.generation = 1;
+  pod.metadata.rest->generation = 1;
   pod.status = core::v1::PodStatus{};
   pod.status.phase = "Pending";
   pod.status.rest->qos_class = PodQOSClass(pod);
@@ -252,7 +253,7 @@ void PrepareForCreate(core::v1::Pod& pod) {
 void PrepareForUpdate(core::v1::Pod& pod, const core::v1::Pod& old) {
   PrepareObjectMetaForUpdate(pod.metadata, old.metadata);
   pod.status = old.status;
-  if (pod.spec != old.spec) ++pod.metadata.generation;
+  if (pod.spec != old.spec) ++pod.metadata.rest->generation;
 }
 
 void PrepareForStatusUpdate(core::v1::Pod& pod, const core::v1::Pod& old) {
@@ -282,7 +283,7 @@ void PrepareForStatusUpdate(core::v1::Node& node, const core::v1::Node& old) {
 
 void PrepareForCreate(discovery::v1::EndpointSlice& slice) {
   PrepareObjectMetaForCreate(slice.metadata);
-  slice.metadata.generation = 1;
+  slice.metadata.rest->generation = 1;
 }
 
 void PrepareForUpdate(discovery::v1::EndpointSlice& slice,
@@ -292,7 +293,7 @@ void PrepareForUpdate(discovery::v1::EndpointSlice& slice,
   bool changed = slice.address_type != old.address_type || slice.endpoints != old.endpoints ||
                  slice.ports != old.ports || slice.unknown != old.unknown ||
                  slice.metadata.labels != old.metadata.labels;
-  if (changed) slice.metadata.generation = old.metadata.generation + 1;
+  if (changed) slice.metadata.rest->generation = old.metadata.rest->generation + 1;
 }
 
 // ---- Endpoints, Lease, Event

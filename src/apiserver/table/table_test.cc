@@ -130,7 +130,7 @@ TEST(PodRowTest, SidecarCountsAsContainer) {
   p.spec.rest->init_containers.resize(1);
   p.spec.rest->init_containers[0].name = "proxy";
   p.spec.rest->init_containers[0].unknown.items.emplace_back("restartPolicy", "\"Always\"");
-  p.status.conditions = {core::v1::PodCondition{"Initialized", "True", {}, {}, "", "", {}}};
+  p.status.conditions = {core::v1::PodCondition{"Initialized", "True"}};
   p.status.rest->init_container_statuses = {
       Raw(R"({"name":"proxy","ready":true,"started":true,"restartCount":1,)"
           R"("state":{"running":{}}})")};
@@ -160,7 +160,7 @@ TEST(PodRowTest, TerminatingAndCompleted) {
 TEST(PodRowTest, ReadinessGates) {
   core::v1::Pod p = RunningPod();
   p.spec.readiness_gates = {{"example.com/a", {}}, {"example.com/b", {}}};
-  p.status.conditions = {core::v1::PodCondition{"example.com/a", "True", {}, {}, "", "", {}}};
+  p.status.conditions = {core::v1::PodCondition{"example.com/a", "True"}};
   EXPECT_EQ(Strings(MakeRow(p, now))[8], "1/2");
 }
 

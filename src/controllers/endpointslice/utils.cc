@@ -343,7 +343,7 @@ EndpointSlice NewSlice(const Service& service, std::vector<EndpointPort> ports,
   EndpointSlice slice;
   slice.kind = "EndpointSlice";
   slice.api_version = "discovery.k8s.io/v1";
-  slice.metadata.generate_name = GenerateNamePrefix(service);
+  slice.metadata.rest->generate_name = GenerateNamePrefix(service);
   slice.metadata.namespace_ = service.metadata.namespace_;
   slice.metadata.labels = SliceLabels(service);
   slice.metadata.owner_references.push_back(ServiceOwnerReference(service));
