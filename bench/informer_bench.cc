@@ -67,9 +67,8 @@ Pod LoadTemplate(const std::string& path) {
   auto& m = pod->metadata;
   m.uid.clear();
   m.resource_version.clear();
-  m.generate_name.clear();
   m.owner_references.clear();  // the garbage collector would delete Pods of a missing owner
-  m.managed_fields.clear();
+  m.rest.reset();  // generateName, managedFields: set by the server, not by the template
   m.namespace_ = "default";
   return *pod;
 }

@@ -47,11 +47,11 @@ std::vector<discovery::v1::EndpointSlice> MakeSlices(int n, int endpoints) {
     slice.kind = "EndpointSlice";
     slice.api_version = "discovery.k8s.io/v1";
     slice.metadata.name = "web-" + std::to_string(10000 + s);
-    slice.metadata.generate_name = "web-";
+    slice.metadata.rest->generate_name = "web-";
     slice.metadata.namespace_ = "default";
     slice.metadata.uid = "5c1e7f0a-1b2c-4d3e-8f4a-" + std::to_string(500000000000 + s);
     slice.metadata.resource_version = std::to_string(1000000 + s);
-    slice.metadata.generation = 3;
+    slice.metadata.rest->generation = 3;
     slice.metadata.creation_timestamp = meta::Time::FromUnix(1714557600);
     slice.metadata.labels = {
         {"endpointslice.kubernetes.io/managed-by", "endpointslice-controller.k8s.io"},

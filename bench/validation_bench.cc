@@ -80,7 +80,7 @@ core::Pod MakePod() {
   core::Container c;
   c.name = "web";
   c.image = "nginx:1.25";
-  c.resources.text = R"({"limits":{"cpu":"1","memory":"1Gi"}})";
+  c.rest->resources.text = R"({"limits":{"cpu":"1","memory":"1Gi"}})";
   core::ContainerPort p;
   p.name = "http";
   p.container_port = 8080;

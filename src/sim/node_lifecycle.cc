@@ -62,8 +62,8 @@ std::optional<core::PodStatus> NotReadyStatus(const core::Pod& pod, WallTime now
     if (c.type != "Ready" || c.status == "False") continue;
     c.status = "False";
     c.last_transition_time = ToTime(now);
-    c.reason = "NodeNotReady";  // node lifecycle controller's wording
-    c.message = "";
+    c.rest->reason = "NodeNotReady";  // node lifecycle controller's wording
+    c.rest->message = "";
     changed = true;
   }
   if (!changed) return std::nullopt;

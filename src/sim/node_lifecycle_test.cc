@@ -51,7 +51,7 @@ TEST(NodeLifecycleTest, PodsOnTheNodeBecomeNotReady) {
   ASSERT_TRUE(status.has_value());
   pod.status = *status;
   EXPECT_FALSE(IsPodReady(pod));
-  EXPECT_EQ(FindCondition(pod, "Ready")->reason, "NodeNotReady");
+  EXPECT_EQ(FindCondition(pod, "Ready")->rest->reason, "NodeNotReady");
   EXPECT_EQ(pod.status.pod_ip, "10.244.0.2");  // IPs stay; only readiness changes
   EXPECT_FALSE(NotReadyStatus(pod, kStart + seconds(60)).has_value());
 }

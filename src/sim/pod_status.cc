@@ -25,7 +25,7 @@ core::PodCondition Condition(const core::Pod& pod, const char* type, bool ok, ap
   c.type = type;
   c.status = ok ? "True" : "False";
   c.last_transition_time = now;
-  if (!ok) c.reason = reason;
+  if (!ok) c.rest->reason = reason;
   if (const core::PodCondition* old = FindCondition(pod, type);
       old != nullptr && old->status == c.status) {
     c.last_transition_time = old->last_transition_time;
@@ -56,12 +56,12 @@ core::PodStatus RunningStatus(const core::Pod& pod, std::string_view host_ip,
   const api::meta::Time t = ToTime(now);
   core::PodStatus s = pod.status;
   s.phase = "Running";
-  s.host_ip = std::string(host_ip);
-  s.host_ips = {core::PodIP{std::string(host_ip), {}}};
+  s.rest->host_ip = std::string(host_ip);
+  s.rest->host_ips = {core::PodIP{std::string(host_ip), {}}};
   s.pod_ip = std::string(pod_ip);
   s.pod_ips = {core::PodIP{std::string(pod_ip), {}}};
-  if (!s.start_time) s.start_time = t;
-  if (s.qos_class.empty()) s.qos_class = "BestEffort";
+  if (!s.rest->start_time) s.rest->start_time = t;
+  if (s.rest->qos_class.empty()) s.rest->qos_class = "BestEffort";
 
   bool gates_ok = true;
   for (const core::PodReadinessGate& g : pod.spec.readiness_gates) {
@@ -84,10 +84,10 @@ core::PodStatus RunningStatus(const core::Pod& pod, std::string_view host_ip,
   }
   s.conditions = std::move(conds);
 
-  const int64_t started = s.start_time->unix_seconds;
-  s.container_statuses.clear();
+  const int64_t started = s.rest->start_time->unix_seconds;
+  s.rest->container_statuses.clear();
   for (const core::Container& c : pod.spec.containers) {
-    s.container_statuses.push_back({ContainerStatusJson(c, ready, started)});
+    s.rest->container_statuses.push_back({ContainerStatusJson(c, ready, started)});
   }
   return s;
 }

@@ -38,12 +38,12 @@ TEST(PodStatusTest, RunningAndReadyWithIpsAndContainerStatuses) {
   EXPECT_EQ(s.pod_ip, "10.244.0.2");
   ASSERT_EQ(s.pod_ips.size(), 1u);
   EXPECT_EQ(s.pod_ips[0].ip, "10.244.0.2");
-  EXPECT_EQ(s.host_ip, "172.18.0.2");
+  EXPECT_EQ(s.rest->host_ip, "172.18.0.2");
   for (const char* t : {"PodScheduled", "Initialized", "ContainersReady", "Ready"}) {
     EXPECT_EQ(Status(s, t), "True") << t;
   }
-  ASSERT_EQ(s.container_statuses.size(), 1u);
-  const std::string& cs = s.container_statuses[0].text;
+  ASSERT_EQ(s.rest->container_statuses.size(), 1u);
+  const std::string& cs = s.rest->container_statuses[0].text;
   EXPECT_NE(cs.find("\"ready\":true"), std::string::npos) << cs;
   EXPECT_NE(cs.find("\"started\":true"), std::string::npos) << cs;
   EXPECT_NE(cs.find("\"running\":{\"startedAt\":\"2023-11-14T22:13:20Z\"}"), std::string::npos)

@@ -24,7 +24,7 @@ bool Fits(const core::Pod& pod, const core::Node& node) {
     if (t.key == kKwokNodeKey) continue;
     if (t.effect == "NoSchedule" || t.effect == "NoExecute") return false;
   }
-  for (const auto& [key, value] : pod.spec.node_selector) {
+  for (const auto& [key, value] : pod.spec.rest->node_selector) {
     auto it = node.metadata.labels.find(key);
     if (it == node.metadata.labels.end() || it->second != value) return false;
   }
@@ -34,7 +34,7 @@ bool Fits(const core::Pod& pod, const core::Node& node) {
 bool NeedsScheduling(const core::Pod& pod, const std::string& scheduler_name) {
   if (!pod.spec.node_name.empty() || pod.metadata.deletion_timestamp) return false;
   if (pod.status.phase == "Succeeded" || pod.status.phase == "Failed") return false;
-  return pod.spec.scheduler_name.empty() || pod.spec.scheduler_name == scheduler_name;
+  return pod.spec.rest->scheduler_name.empty() || pod.spec.rest->scheduler_name == scheduler_name;
 }
 
 int PodPlacer::Pick(const core::Pod& pod,

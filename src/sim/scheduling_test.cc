@@ -81,7 +81,7 @@ TEST(SchedulingTest, IgnoresKwokTaintButNotOthersNotReadyOrCordoned) {
 TEST(SchedulingTest, NodeSelectorMustMatch) {
   NodeList nodes = MakeNodes(3);
   core::Pod pod = MakePod(0);
-  pod.spec.node_selector["topology.kubernetes.io/zone"] = "zone-c";
+  pod.spec.rest->node_selector["topology.kubernetes.io/zone"] = "zone-c";
   PodPlacer placer;
   for (int i = 0; i < 3; ++i) EXPECT_EQ(placer.Pick(pod, nodes), 2);
 }
@@ -89,11 +89,11 @@ TEST(SchedulingTest, NodeSelectorMustMatch) {
 TEST(SchedulingTest, OnlyUnboundPodsOfOurSchedulerNeedScheduling) {
   core::Pod pod = MakePod(0);
   EXPECT_TRUE(NeedsScheduling(pod, "default-scheduler"));
-  pod.spec.scheduler_name = "default-scheduler";
+  pod.spec.rest->scheduler_name = "default-scheduler";
   EXPECT_TRUE(NeedsScheduling(pod, "default-scheduler"));
-  pod.spec.scheduler_name = "other";
+  pod.spec.rest->scheduler_name = "other";
   EXPECT_FALSE(NeedsScheduling(pod, "default-scheduler"));
-  pod.spec.scheduler_name = "";
+  pod.spec.rest->scheduler_name = "";
   pod.spec.node_name = "n";
   EXPECT_FALSE(NeedsScheduling(pod, "default-scheduler"));
   pod.spec.node_name = "";

@@ -50,8 +50,8 @@ Status RecreateBinder::Bind(const core::Pod& pod, const std::string& node_name) 
   bound.metadata.uid.clear();
   bound.metadata.resource_version.clear();
   bound.metadata.creation_timestamp = {};
-  bound.metadata.managed_fields.clear();
-  bound.metadata.generation = 0;
+  bound.metadata.rest->managed_fields.clear();
+  bound.metadata.rest->generation = 0;
   bound.status = {};
   client::DeleteOptions del;
   del.grace_period_seconds = 0;
@@ -417,7 +417,7 @@ void Simulator::Terminate(const ObjectPtr<core::Pod>& pod, const std::string& ke
   if (!pod->status.pod_ip.empty() && (IsPodReady(*pod) || (cr && cr->status == "True"))) {
     core::Pod copy = *pod;
     copy.status =
-        RunningStatus(*pod, pod->status.host_ip, pod->status.pod_ip, false, clock_.WallNow());
+        RunningStatus(*pod, pod->status.rest->host_ip, pod->status.pod_ip, false, clock_.WallNow());
     auto res = cs_.Pods().UpdateStatus(copy);
     if (res.ok()) {
       std::lock_guard<std::mutex> l(mu_);

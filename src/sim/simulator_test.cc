@@ -112,7 +112,7 @@ TEST_F(SimulatorTest, RegistersNodesWithLeasesAndRunsScheduledPods) {
     auto cidr = Ipv4Cidr::Parse(node.spec.pod_cidr);
     ASSERT_TRUE(cidr.ok());
     EXPECT_TRUE(cidr->Contains(*ParseIpv4(p->status.pod_ip))) << p->status.pod_ip;
-    EXPECT_EQ(p->status.host_ip, node.status.addresses[0].address);
+    EXPECT_EQ(p->status.rest->host_ip, node.status.addresses[0].address);
     ips.insert(p->status.pod_ip);
     ++per_node[p->spec.node_name];
   }

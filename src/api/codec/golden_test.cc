@@ -69,10 +69,10 @@ TEST(GoldenTest, PodWithContainersProbesVolumesStatus) {
   ASSERT_EQ(pod.spec.containers[0].ports.size(), 2u);
   EXPECT_EQ(pod.spec.containers[0].ports[1].name, "metrics");
   EXPECT_EQ(pod.spec.containers[0].ports[1].container_port, 9090);
-  EXPECT_EQ(pod.spec.termination_grace_period_seconds, 30);
+  EXPECT_EQ(pod.spec.rest->termination_grace_period_seconds, 30);
   EXPECT_EQ(pod.status.pod_ips.size(), 2u);
   EXPECT_EQ(pod.status.conditions[2].type, "Ready");
-  EXPECT_TRUE(pod.status.conditions[2].last_probe_time.IsZero());
+  EXPECT_TRUE(pod.status.conditions[2].rest->last_probe_time.IsZero());
   EXPECT_EQ(pod.metadata.creation_timestamp.unix_seconds, 1714557600);
   // Unknown fields are kept verbatim at every level.
   EXPECT_FALSE(pod.spec.unknown.empty());                // affinity
@@ -101,7 +101,7 @@ TEST(GoldenTest, EndpointSliceWithHints) {
   EXPECT_EQ(slice.endpoints[0].hints->for_zones[0].name, "zone-a");
   EXPECT_EQ(slice.endpoints[0].zone, "zone-a");
   EXPECT_EQ((*slice.ports)[1].app_protocol, "kubernetes.io/h2c");
-  EXPECT_EQ(slice.metadata.generation, 3);
+  EXPECT_EQ(slice.metadata.rest->generation, 3);
 }
 
 TEST(GoldenTest, LeaseWithMicroTime) {

@@ -143,6 +143,44 @@ TEST(JsonEncodeTest, OmitEmptyAndAlwaysFollowGoTags) {
       R"("status":{"loadBalancer":{}}})");
 }
 
+// Fields kept in a boxed `rest` (meta::Boxed) are ordinary members on the wire, in Go's order;
+// an object without them never allocates the box, not even to encode it.
+TEST(JsonBoxedFieldsTest, RestFieldsAreMembersOnTheWire) {
+  const std::string json =
+      R"({"metadata":{"name":"a","creationTimestamp":null},)"
+      R"("spec":{"containers":[{"name":"c","image":"i","resources":{"limits":{"cpu":"1"}},)"
+      R"("imagePullPolicy":"Always"}],"restartPolicy":"Never","nodeName":"n","hostNetwork":true,)"
+      R"("priority":0},"status":{"phase":"Running","conditions":[{"type":"Ready","status":"True",)"
+      R"("lastProbeTime":null,"lastTransitionTime":null,"reason":"r"}],"hostIP":"192.0.2.1",)"
+      R"("podIP":"10.0.0.1"}})";
+  auto pod = DecodeJson<Pod>(json);
+  ASSERT_TRUE(pod.ok()) << pod.status().ToString();
+  EXPECT_EQ(pod->spec.rest->restart_policy, "Never");
+  EXPECT_TRUE(pod->spec.rest->host_network);
+  EXPECT_EQ(pod->spec.rest->priority, 0);
+  EXPECT_EQ(pod->spec.containers[0].rest->image_pull_policy, "Always");
+  EXPECT_EQ(pod->spec.containers[0].rest->resources.text, R"({"limits":{"cpu":"1"}})");
+  EXPECT_EQ(pod->status.conditions[0].rest->reason, "r");
+  EXPECT_EQ(pod->status.rest->host_ip, "192.0.2.1");
+  EXPECT_EQ(pod->spec.node_name, "n");
+  EXPECT_EQ(EncodeJson(*pod), json);
+
+  auto slim = DecodeJson<Pod>(
+      R"({"metadata":{"name":"a"},"spec":{"containers":[{"name":"c","ports":[{"containerPort":80}]}],)"
+      R"("nodeName":"n"},"status":{"conditions":[{"type":"Ready","status":"True"}]}})");
+  ASSERT_TRUE(slim.ok()) << slim.status().ToString();
+  const Pod& cslim = *slim;
+  EXPECT_EQ(EncodeJson(cslim),
+            R"({"metadata":{"name":"a","creationTimestamp":null},)"
+            R"("spec":{"containers":[{"name":"c","ports":[{"containerPort":80}],"resources":{}}],)"
+            R"("nodeName":"n"},"status":{"conditions":[{"type":"Ready","status":"True",)"
+            R"("lastProbeTime":null,"lastTransitionTime":null}]}})");
+  EXPECT_FALSE(cslim.spec.rest.allocated());
+  EXPECT_FALSE(cslim.spec.containers[0].rest.allocated());
+  EXPECT_FALSE(cslim.status.rest.allocated());
+  EXPECT_FALSE(cslim.status.conditions[0].rest.allocated());
+}
+
 TEST(JsonCodecTest, PeekTypeMetaAndWatchEvents) {
   auto tm = PeekTypeMeta(R"({"metadata":{"x":[1]},"kind":"Pod","apiVersion":"v1"})");
   ASSERT_TRUE(tm.ok());

@@ -45,7 +45,7 @@ void CheckNumbers(std::set<std::string>* seen) {
       EXPECT_EQ(schema->FieldByName(f.json_name), nullptr)
           << name << "." << f.json_name << " has a protobuf number upstream";
     }
-    using M = typename Inner<std::decay_t<decltype(std::declval<T>().*(f.member))>>::type;
+    using M = typename Inner<typename std::decay_t<decltype(f)>::MemberType>::type;
     if constexpr (meta::Reflected<M>) CheckNumbers<M>(seen);
   });
 }
@@ -209,6 +209,48 @@ TEST(ProtobufTest, PodWithUnmodelledPartsSurvivesBothWays) {
   auto via_json = DecodeJson<core::v1::Pod>(EncodeJson(*back));
   ASSERT_TRUE(via_json.ok());
   EXPECT_EQ(Hex(EncodeProtobuf(*via_json, "v1", "Pod")), Hex(bytes));
+}
+
+// Boxed `rest` fields travel under their own field numbers and come back as an equal object;
+// an object without them decodes without allocating the box. Container.resources is written as
+// an empty message even when unset (Go writes structs always) and must decode back to the unset
+// RawJson, not `{}` (meta::NormalizeDecoded), or the objects differ and every Container's box
+// gets allocated.
+TEST(ProtobufTest, BoxedRestFieldsRoundTrip) {
+  core::v1::Pod pod;
+  pod.metadata.name = "a";
+  pod.spec.containers.push_back({.name = "c", .image = "i"});
+  pod.spec.containers[0].rest->image_pull_policy = "Always";
+  pod.spec.rest->restart_policy = "Never";
+  pod.spec.rest->priority = 7;
+  pod.spec.rest->tolerations.push_back({R"({"operator":"Exists"})"});
+  pod.status.rest->host_ip = "192.0.2.1";
+  pod.status.rest->qos_class = "BestEffort";
+  pod.status.conditions.push_back({.type = "Ready", .status = "True"});
+  pod.status.conditions[0].rest->message = "m";
+  auto back = DecodeProtobuf<core::v1::Pod>(EncodeProtobuf(pod, "v1", "Pod"));
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  back->kind.clear();
+  back->api_version.clear();
+  EXPECT_TRUE(*back == pod) << EncodeJson(*back) << "\n" << EncodeJson(pod);
+  EXPECT_EQ(back->spec.rest->priority, 7);
+  EXPECT_EQ(back->status.conditions[0].rest->message, "m");
+  auto via_json = DecodeJson<core::v1::Pod>(EncodeJson(pod));
+  ASSERT_TRUE(via_json.ok()) << via_json.status().ToString();
+  EXPECT_TRUE(*via_json == pod) << EncodeJson(*via_json);
+
+  core::v1::Pod slim;
+  slim.metadata.name = "b";
+  slim.spec.containers.push_back({.name = "c"});
+  auto slim_back = DecodeProtobuf<core::v1::Pod>(EncodeProtobuf(slim, "v1", "Pod"));
+  ASSERT_TRUE(slim_back.ok()) << slim_back.status().ToString();
+  EXPECT_FALSE(slim_back->metadata.rest.allocated());
+  EXPECT_FALSE(slim_back->spec.rest.allocated());
+  EXPECT_FALSE(slim_back->spec.containers[0].rest.allocated());
+  EXPECT_FALSE(slim_back->status.rest.allocated());
+  slim_back->kind.clear();
+  slim_back->api_version.clear();
+  EXPECT_TRUE(*slim_back == slim) << EncodeJson(*slim_back);
 }
 
 TEST(ProtobufTest, VolumeSourceIsInlineAndTypedOnTheWire) {

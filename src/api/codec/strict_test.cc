@@ -84,6 +84,51 @@ TEST(StrictDecodingErrorsTest, ChecksRawJsonPartsAndInlineStructs) {
                           R"(unknown field "spec.tolerations[0].effectt")"));
 }
 
+// The model keeps rarely read fields in boxed `rest` parts (pod.spec.rest->volumes, metadata.rest->
+// generateName; api/meta/boxed.h). On the wire they are ordinary members: known ones are not
+// reported, unknown ones inside them still are, and pruning keeps what the model decodes there.
+TEST(StrictDecodingErrorsTest, BoxedPartsOfTheModelAreCheckedLikeTheRest) {
+  const std::string json = R"({
+    "metadata": {"name": "p", "generateName": "p-", "generation": 2, "selfLinkk": "x",
+                 "deletionGracePeriodSeconds": 30},
+    "spec": {
+      "volumes": [{"name": "v", "emptyDir": {}, "bogus": 1}],
+      "initContainers": [{"name": "i", "image": "i", "imagePullPolicy": "Always",
+                          "restartPolicy": "Always", "bogus": 2}],
+      "containers": [{"name": "c", "image": "i", "terminationMessagePath": "/t",
+                      "ports": [{"containerPort": 80, "hostIP": "192.0.2.1", "hostIPP": "y"}]}],
+      "restartPolicy": "Never", "priority": 3, "hostNetwork": true
+    },
+    "status": {"hostIP": "192.0.2.1", "qosClass": "BestEffort",
+               "conditions": [{"type": "Ready", "status": "True", "reason": "r", "reasonn": "x"}],
+               "containerStatuses": [{"name": "c", "ready": true, "bogus": 3}]}})";
+  EXPECT_THAT(StrictDecodingErrors<core::v1::Pod>(json),
+              ElementsAre(R"(unknown field "metadata.selfLinkk")",
+                          R"(unknown field "spec.volumes[0].bogus")",
+                          R"(unknown field "spec.initContainers[0].bogus")",
+                          R"(unknown field "spec.containers[0].ports[0].hostIPP")",
+                          R"(unknown field "status.conditions[0].reasonn")",
+                          R"(unknown field "status.containerStatuses[0].bogus")"));
+
+  auto pod = DecodeJson<core::v1::Pod>(PruneUnknownFields<core::v1::Pod>(json));
+  ASSERT_TRUE(pod.ok()) << pod.status().ToString();
+  EXPECT_EQ(pod->metadata.rest->generate_name, "p-");
+  EXPECT_EQ(pod->metadata.rest->generation, 2);
+  EXPECT_EQ(pod->metadata.rest->deletion_grace_period_seconds, 30);
+  EXPECT_TRUE(pod->metadata.unknown.empty());
+  ASSERT_EQ(pod->spec.rest->volumes.size(), 1u);
+  EXPECT_EQ(pod->spec.rest->volumes[0].text, R"({"name":"v","emptyDir":{}})");
+  ASSERT_EQ(pod->spec.rest->init_containers.size(), 1u);
+  EXPECT_EQ(pod->spec.rest->init_containers[0].rest->image_pull_policy, "Always");
+  EXPECT_EQ(pod->spec.containers[0].rest->termination_message_path, "/t");
+  EXPECT_EQ(pod->spec.containers[0].ports[0].rest->host_ip, "192.0.2.1");
+  EXPECT_TRUE(pod->spec.containers[0].ports[0].unknown.empty());
+  EXPECT_EQ(pod->spec.rest->restart_policy, "Never");
+  EXPECT_EQ(pod->status.rest->qos_class, "BestEffort");
+  EXPECT_EQ(pod->status.conditions[0].rest->reason, "r");
+  EXPECT_TRUE(pod->status.conditions[0].unknown.empty());
+}
+
 TEST(StrictDecodingErrorsTest, MapKeysAreSegmentsAndCheckedForDuplicates) {
   auto errors = StrictDecodingErrors<core::v1::Service>(
       R"({"metadata":{"labels":{"a":"1","b":"2","a":"3"}},"spec":{"selector":{"x":"1","x":"1"}}})");

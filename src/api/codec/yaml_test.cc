@@ -43,7 +43,7 @@ spec:
   EXPECT_EQ(svc->metadata.labels.at("version"), "1");
   auto pod = DecodeJson<core::v1::Pod>((*docs)[1]);
   ASSERT_TRUE(pod.ok()) << pod.status().ToString();
-  EXPECT_EQ(pod->spec.termination_grace_period_seconds, 5);
+  EXPECT_EQ(pod->spec.rest->termination_grace_period_seconds, 5);
   EXPECT_NE((*docs)[1].find(R"("args":["--x=1",true,"yes",31,1.5,null])"), std::string::npos)
       << (*docs)[1];
 }

@@ -4,8 +4,12 @@
 #include <string>
 #include <string_view>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 #include <vector>
+
+#include "api/meta/boxed.h"
+#include "api/meta/scalars.h"
 
 namespace svcplane::api::meta {
 
@@ -18,20 +22,81 @@ enum FieldFlags : uint32_t {
   kEmptyObject = 1u << 1,
 };
 
+// A struct kept as RawJson with kEmptyObject is written `{}` when empty (JSON) or as an empty
+// message (protobuf, which decodes back to `{}`). Decoders store that `{}` as the empty RawJson
+// it encodes from: otherwise decode -> encode -> decode gives a different object ("" vs "{}"), and
+// every decoded Container would allocate its boxed rest just to hold `resources: {}`.
+template <typename Member>
+void NormalizeDecoded(Member& m, uint32_t flags) {
+  if constexpr (std::is_same_v<Member, RawJson>) {
+    if ((flags & kEmptyObject) && m.text == "{}") m.text.clear();
+  }
+}
+
 // One field of a struct: its JSON name, the member, the Go tag semantics and the protobuf field
 // number from upstream's generated.proto (0 when the field is JSON-only).
 template <typename Class, typename Member>
 struct Field {
+  using MemberType = Member;
   std::string_view json_name;
   Member Class::*member;
   uint32_t flags;
   int proto;
+
+  constexpr const Member& Get(const Class& c) const { return c.*member; }
+  constexpr Member& Mut(Class& c) const { return c.*member; }
+  // Decoders write through this: decode(Member&) -> bool.
+  template <typename Fn>
+  bool Decode(Class& c, Fn&& decode) const {
+    if (!decode(c.*member)) return false;
+    NormalizeDecoded(c.*member, flags);
+    return true;
+  }
+};
+
+// A field kept in a Boxed<Rest> member of Class (see boxed.h) but on the wire a member of Class
+// like any other: codecs reach it through Get (never allocates) and Mut (allocates the box).
+template <typename Class, typename Rest, typename Member>
+struct BoxedField {
+  using MemberType = Member;
+  std::string_view json_name;
+  Boxed<Rest> Class::*box;
+  Member Rest::*member;
+  uint32_t flags;
+  int proto;
+
+  const Member& Get(const Class& c) const { return (c.*box).get().*member; }
+  Member& Mut(Class& c) const { return (c.*box).mut().*member; }
+  // A zero value decoded into an empty box leaves it empty: protobuf writes every scalar and
+  // string, zero or not, and a decoded object should not carry a box of zeros.
+  template <typename Fn>
+  bool Decode(Class& c, Fn&& decode) const {
+    Boxed<Rest>& b = c.*box;
+    if (b.allocated()) {
+      if (!decode(b.mut().*member)) return false;
+      NormalizeDecoded(b.mut().*member, flags);
+      return true;
+    }
+    Member tmp{};
+    if (!decode(tmp)) return false;
+    NormalizeDecoded(tmp, flags);
+    if (!(tmp == Member{})) b.mut().*member = std::move(tmp);
+    return true;
+  }
 };
 
 template <typename Class, typename Member>
 constexpr Field<Class, Member> F(std::string_view name, Member Class::*member,
                                  uint32_t flags = kOmitEmpty, int proto = 0) {
   return {name, member, flags, proto};
+}
+
+// A field of the boxed rest of Class: FR("volumes", &T::rest, &PodSpecRest::volumes, ...).
+template <typename Class, typename Rest, typename Member>
+constexpr BoxedField<Class, Rest, Member> FR(std::string_view name, Boxed<Rest> Class::*box,
+                                             Member Rest::*member, uint32_t flags = kOmitEmpty,
+                                             int proto = 0) {
+  return {name, box, member, flags, proto};
 }
 
 // Each API struct declares its fields once, next to its definition:
@@ -48,8 +113,9 @@ concept Reflected = requires {
 
 // JSON members the model does not know, kept verbatim (raw key text, raw value text) so that a
 // decode → store → encode round trip loses nothing: users' Pods carry far more than we read.
+// Boxed: every struct of every object has one and almost all are empty.
 struct UnknownFields {
-  std::vector<std::pair<std::string, std::string>> items;
+  BoxedVector<std::pair<std::string, std::string>> items;
 
   bool empty() const { return items.empty(); }
   bool operator==(const UnknownFields&) const = default;

@@ -80,12 +80,12 @@ TEST(AdmitTest, EndpointSliceUpdateBumpsGenerationAndChecksImmutables) {
   old.metadata.namespace_ = "default";
   old.address_type = "IPv4";
   ASSERT_TRUE(AdmitCreate(old).ok());
-  EXPECT_EQ(old.metadata.generation, 1);
+  EXPECT_EQ(old.metadata.rest->generation, 1);
   old.metadata.resource_version = "7";
   discovery::v1::EndpointSlice upd = old;
   upd.endpoints.push_back({{"10.0.0.1"}, {}, {}, {}, {}, {}, {}, {}, {}});
   ASSERT_TRUE(AdmitUpdate(upd, old).ok());
-  EXPECT_EQ(upd.metadata.generation, 2);
+  EXPECT_EQ(upd.metadata.rest->generation, 2);
   discovery::v1::EndpointSlice bad = old;
   bad.address_type = "IPv6";
   bad.metadata.name = "other";

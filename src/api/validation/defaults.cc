@@ -61,10 +61,12 @@ void DefaultRequestsFromLimits(meta::RawJson& resources) {
 }
 
 void DefaultContainer(core::v1::Container& c, bool host_network) {
-  DefaultRequestsFromLimits(c.resources);
-  if (c.image_pull_policy.empty()) c.image_pull_policy = DefaultImagePullPolicy(c.image);
-  if (c.termination_message_path.empty()) c.termination_message_path = "/dev/termination-log";
-  if (c.termination_message_policy.empty()) c.termination_message_policy = "File";
+  DefaultRequestsFromLimits(c.rest->resources);
+  if (c.rest->image_pull_policy.empty())
+    c.rest->image_pull_policy = DefaultImagePullPolicy(c.image);
+  if (c.rest->termination_message_path.empty())
+    c.rest->termination_message_path = "/dev/termination-log";
+  if (c.rest->termination_message_policy.empty()) c.rest->termination_message_policy = "File";
   for (core::v1::ContainerPort& p : c.ports) {
     if (p.protocol.empty()) p.protocol = "TCP";
     // defaultHostNetworkPorts: with the host's network the container port is the host port.
@@ -166,20 +168,22 @@ void Default(core::v1::Service& svc) {
 
 void Default(core::v1::Pod& pod) {
   core::v1::PodSpec& spec = pod.spec;
-  if (spec.dns_policy.empty()) spec.dns_policy = "ClusterFirst";
-  if (spec.restart_policy.empty()) spec.restart_policy = "Always";
-  if (!spec.security_context) spec.security_context = meta::RawJson{"{}"};
-  if (!spec.termination_grace_period_seconds) {
-    spec.termination_grace_period_seconds = kDefaultTerminationGracePeriodSeconds;
+  if (spec.rest->dns_policy.empty()) spec.rest->dns_policy = "ClusterFirst";
+  if (spec.rest->restart_policy.empty()) spec.rest->restart_policy = "Always";
+  if (!spec.rest->security_context) spec.rest->security_context = meta::RawJson{"{}"};
+  if (!spec.rest->termination_grace_period_seconds) {
+    spec.rest->termination_grace_period_seconds = kDefaultTerminationGracePeriodSeconds;
   }
-  if (spec.scheduler_name.empty()) spec.scheduler_name = "default-scheduler";
-  if (!spec.enable_service_links) spec.enable_service_links = true;
+  if (spec.rest->scheduler_name.empty()) spec.rest->scheduler_name = "default-scheduler";
+  if (!spec.rest->enable_service_links) spec.rest->enable_service_links = true;
   // v1 conversion: serviceAccountName falls back to the deprecated serviceAccount, and the
   // deprecated field is always written back as a copy.
-  if (spec.service_account_name.empty()) spec.service_account_name = spec.service_account;
-  spec.service_account = spec.service_account_name;
-  for (core::v1::Container& c : spec.containers) DefaultContainer(c, spec.host_network);
-  for (core::v1::Container& c : spec.init_containers) DefaultContainer(c, spec.host_network);
+  if (spec.rest->service_account_name.empty())
+    spec.rest->service_account_name = spec.rest->service_account;
+  spec.rest->service_account = spec.rest->service_account_name;
+  for (core::v1::Container& c : spec.containers) DefaultContainer(c, spec.rest->host_network);
+  for (core::v1::Container& c : spec.rest->init_containers)
+    DefaultContainer(c, spec.rest->host_network);
 
   // v1 -> internal -> v1 round trip of the singular/plural IP fields: the singular one wins when
   // both are set and disagree (older kubelets), and is always written back as plural[0].
@@ -191,7 +195,7 @@ void Default(core::v1::Pod& pod) {
     single = plural.empty() ? std::string() : plural[0].ip;
   };
   sync(pod.status.pod_ip, pod.status.pod_ips);
-  sync(pod.status.host_ip, pod.status.host_ips);
+  sync(pod.status.rest->host_ip, pod.status.rest->host_ips);
 }
 
 void Default(core::v1::Node& node) {

@@ -128,65 +128,65 @@ TEST(DefaultPodTest, PodSpecAndContainerDefaults) {
   pod.spec.containers[0].image = "nginx:1.25";
   pod.spec.containers[0].ports.resize(1);
   pod.spec.containers[0].ports[0].container_port = 80;
-  pod.spec.init_containers.resize(1);
-  pod.spec.init_containers[0].image = "busybox";
+  pod.spec.rest->init_containers.resize(1);
+  pod.spec.rest->init_containers[0].image = "busybox";
   Default(pod);
-  EXPECT_EQ(pod.spec.restart_policy, "Always");
-  EXPECT_EQ(pod.spec.dns_policy, "ClusterFirst");
-  EXPECT_EQ(pod.spec.termination_grace_period_seconds, 30);
-  EXPECT_EQ(pod.spec.scheduler_name, "default-scheduler");
-  ASSERT_TRUE(pod.spec.security_context.has_value());
-  EXPECT_EQ(pod.spec.security_context->text, "{}");
-  EXPECT_EQ(pod.spec.enable_service_links, true);
+  EXPECT_EQ(pod.spec.rest->restart_policy, "Always");
+  EXPECT_EQ(pod.spec.rest->dns_policy, "ClusterFirst");
+  EXPECT_EQ(pod.spec.rest->termination_grace_period_seconds, 30);
+  EXPECT_EQ(pod.spec.rest->scheduler_name, "default-scheduler");
+  ASSERT_TRUE(pod.spec.rest->security_context.has_value());
+  EXPECT_EQ(pod.spec.rest->security_context->text, "{}");
+  EXPECT_EQ(pod.spec.rest->enable_service_links, true);
   const core::v1::Container& c = pod.spec.containers[0];
-  EXPECT_EQ(c.termination_message_path, "/dev/termination-log");
-  EXPECT_EQ(c.termination_message_policy, "File");
-  EXPECT_EQ(c.image_pull_policy, "IfNotPresent");
+  EXPECT_EQ(c.rest->termination_message_path, "/dev/termination-log");
+  EXPECT_EQ(c.rest->termination_message_policy, "File");
+  EXPECT_EQ(c.rest->image_pull_policy, "IfNotPresent");
   EXPECT_EQ(c.ports[0].protocol, "TCP");
   EXPECT_EQ(c.ports[0].host_port, 0);
-  EXPECT_EQ(pod.spec.init_containers[0].image_pull_policy, "Always");
-  EXPECT_EQ(pod.spec.init_containers[0].termination_message_policy, "File");
+  EXPECT_EQ(pod.spec.rest->init_containers[0].rest->image_pull_policy, "Always");
+  EXPECT_EQ(pod.spec.rest->init_containers[0].rest->termination_message_policy, "File");
 }
 
 TEST(DefaultPodTest, KeepsExplicitValues) {
   core::v1::Pod pod;
-  pod.spec.restart_policy = "Never";
-  pod.spec.dns_policy = "Default";
-  pod.spec.termination_grace_period_seconds = 0;
-  pod.spec.enable_service_links = false;
-  pod.spec.security_context = meta::RawJson{R"({"runAsUser":1000})"};
+  pod.spec.rest->restart_policy = "Never";
+  pod.spec.rest->dns_policy = "Default";
+  pod.spec.rest->termination_grace_period_seconds = 0;
+  pod.spec.rest->enable_service_links = false;
+  pod.spec.rest->security_context = meta::RawJson{R"({"runAsUser":1000})"};
   Default(pod);
-  EXPECT_EQ(pod.spec.restart_policy, "Never");
-  EXPECT_EQ(pod.spec.dns_policy, "Default");
-  EXPECT_EQ(pod.spec.termination_grace_period_seconds, 0);
-  EXPECT_EQ(pod.spec.enable_service_links, false);
-  EXPECT_EQ(pod.spec.security_context->text, R"({"runAsUser":1000})");
+  EXPECT_EQ(pod.spec.rest->restart_policy, "Never");
+  EXPECT_EQ(pod.spec.rest->dns_policy, "Default");
+  EXPECT_EQ(pod.spec.rest->termination_grace_period_seconds, 0);
+  EXPECT_EQ(pod.spec.rest->enable_service_links, false);
+  EXPECT_EQ(pod.spec.rest->security_context->text, R"({"runAsUser":1000})");
 }
 
 TEST(DefaultPodTest, RequestsDefaultToLimits) {
   core::v1::Pod pod;
   pod.spec.containers.resize(2);
-  pod.spec.containers[0].resources.text =
+  pod.spec.containers[0].rest->resources.text =
       R"({"claims":[{"name":"gpu"}], "limits": {"memory": "1Gi", "cpu": 2}, "requests": {"cpu": "500m"}})";
-  pod.spec.containers[1].resources.text = R"({"requests":{"cpu":"1"}})";
-  pod.spec.init_containers.resize(1);
-  pod.spec.init_containers[0].resources.text = R"({"limits":{"cpu":"1"}})";
+  pod.spec.containers[1].rest->resources.text = R"({"requests":{"cpu":"1"}})";
+  pod.spec.rest->init_containers.resize(1);
+  pod.spec.rest->init_containers[0].rest->resources.text = R"({"limits":{"cpu":"1"}})";
   Default(pod);
-  EXPECT_EQ(pod.spec.containers[0].resources.text,
+  EXPECT_EQ(pod.spec.containers[0].rest->resources.text,
             R"({"limits":{"memory": "1Gi", "cpu": 2},"requests":{"cpu":"500m","memory":"1Gi"},)"
             R"("claims":[{"name":"gpu"}]})");
-  EXPECT_EQ(pod.spec.containers[1].resources.text, R"({"requests":{"cpu":"1"}})");
-  EXPECT_EQ(pod.spec.init_containers[0].resources.text,
+  EXPECT_EQ(pod.spec.containers[1].rest->resources.text, R"({"requests":{"cpu":"1"}})");
+  EXPECT_EQ(pod.spec.rest->init_containers[0].rest->resources.text,
             R"({"limits":{"cpu":"1"},"requests":{"cpu":"1"}})");
   // Idempotent: nothing left to add.
-  std::string once = pod.spec.containers[0].resources.text;
+  std::string once = pod.spec.containers[0].rest->resources.text;
   Default(pod);
-  EXPECT_EQ(pod.spec.containers[0].resources.text, once);
+  EXPECT_EQ(pod.spec.containers[0].rest->resources.text, once);
 }
 
 TEST(DefaultPodTest, HostNetworkCopiesContainerPortToHostPort) {
   core::v1::Pod pod;
-  pod.spec.host_network = true;
+  pod.spec.rest->host_network = true;
   pod.spec.containers.resize(1);
   pod.spec.containers[0].ports.resize(1);
   pod.spec.containers[0].ports[0].container_port = 9100;
@@ -196,13 +196,13 @@ TEST(DefaultPodTest, HostNetworkCopiesContainerPortToHostPort) {
 
 TEST(DefaultPodTest, ServiceAccountFieldsMirrored) {
   core::v1::Pod pod;
-  pod.spec.service_account = "legacy";
+  pod.spec.rest->service_account = "legacy";
   Default(pod);
-  EXPECT_EQ(pod.spec.service_account_name, "legacy");
-  EXPECT_EQ(pod.spec.service_account, "legacy");
-  pod.spec.service_account_name = "new";
+  EXPECT_EQ(pod.spec.rest->service_account_name, "legacy");
+  EXPECT_EQ(pod.spec.rest->service_account, "legacy");
+  pod.spec.rest->service_account_name = "new";
   Default(pod);
-  EXPECT_EQ(pod.spec.service_account, "new");
+  EXPECT_EQ(pod.spec.rest->service_account, "new");
 }
 
 TEST(DefaultPodTest, PodIPsFollowPodIP) {
@@ -216,12 +216,12 @@ TEST(DefaultPodTest, PodIPsFollowPodIP) {
   plural_only.status.pod_ips.resize(2);
   plural_only.status.pod_ips[0].ip = "10.1.1.2";
   plural_only.status.pod_ips[1].ip = "fd00::2";
-  plural_only.status.host_ips.resize(1);
-  plural_only.status.host_ips[0].ip = "192.168.0.5";
+  plural_only.status.rest->host_ips.resize(1);
+  plural_only.status.rest->host_ips[0].ip = "192.168.0.5";
   Default(plural_only);
   EXPECT_EQ(plural_only.status.pod_ip, "10.1.1.2");
   EXPECT_EQ(plural_only.status.pod_ips.size(), 2u);
-  EXPECT_EQ(plural_only.status.host_ip, "192.168.0.5");
+  EXPECT_EQ(plural_only.status.rest->host_ip, "192.168.0.5");
 
   core::v1::Pod conflict = plural_only;
   conflict.status.pod_ip = "10.9.9.9";
@@ -261,7 +261,7 @@ TEST(DefaultNamespaceTest, LabelAndPhase) {
 
 TEST(DefaultNamespaceTest, NamelessGetsNoLabel) {
   core::v1::Namespace ns;
-  ns.metadata.generate_name = "tmp-";
+  ns.metadata.rest->generate_name = "tmp-";
   Default(ns);
   EXPECT_TRUE(ns.metadata.labels.empty());
 }

@@ -170,7 +170,7 @@ TEST(EndpointSliceValidationTest, Ports) {
 TEST(EndpointSliceValidationTest, GenerateNameAndNamespace) {
   EndpointSlice slice = ValidSlice();
   slice.metadata.name.clear();
-  slice.metadata.generate_name = "web-";
+  slice.metadata.rest->generate_name = "web-";
   EXPECT_THAT(Errs(ValidateCreate(slice)),
               ElementsAre("metadata.name: Required value: name or generateName is required"));
   slice = ValidSlice();

@@ -133,7 +133,7 @@ std::vector<std::string> PathSegmentName(std::string_view name, bool prefix) {
 // apimachinery's ValidateObjectMetaAccessor (no core finalizer-name rule).
 FieldErrorList ValidateObjectMetaGeneric(const meta::ObjectMeta& meta, bool requires_namespace,
                                          NameValidator name_fn, const FieldPath& path) {
-  FieldErrorList errs = ValidateObjectName(meta.name, meta.generate_name, name_fn, path);
+  FieldErrorList errs = ValidateObjectName(meta.name, meta.rest->generate_name, name_fn, path);
   if (requires_namespace) {
     if (meta.namespace_.empty()) {
       errs.push_back(Required(path.Child("namespace")));
@@ -145,9 +145,9 @@ FieldErrorList ValidateObjectMetaGeneric(const meta::ObjectMeta& meta, bool requ
   } else if (!meta.namespace_.empty()) {
     errs.push_back(Forbidden(path.Child("namespace"), "not allowed on this type"));
   }
-  if (meta.generation < 0) {
-    errs.push_back(
-        Invalid(path.Child("generation"), meta.generation, std::string(internal::kIsNegative)));
+  if (meta.rest->generation < 0) {
+    errs.push_back(Invalid(path.Child("generation"), meta.rest->generation,
+                           std::string(internal::kIsNegative)));
   }
   Append(&errs, ValidateLabels(meta.labels, path.Child("labels")));
   Append(&errs, ValidateAnnotations(meta.annotations, path.Child("annotations")));
@@ -212,9 +212,9 @@ FieldErrorList ValidateObjectMetaUpdateGeneric(const meta::ObjectMeta& new_meta,
     errs.push_back(Invalid(path.Child("resourceVersion"), new_meta.resource_version,
                            "must be specified for an update"));
   }
-  if (new_meta.generation < old_meta.generation) {
+  if (new_meta.rest->generation < old_meta.rest->generation) {
     errs.push_back(
-        Invalid(path.Child("generation"), new_meta.generation, "must not be decremented"));
+        Invalid(path.Child("generation"), new_meta.rest->generation, "must not be decremented"));
   }
   const std::string immutable(internal::kFieldImmutable);
   if (new_meta.name != old_meta.name) {
@@ -237,10 +237,11 @@ FieldErrorList ValidateObjectMetaUpdateGeneric(const meta::ObjectMeta& new_meta,
                                        : std::string("null"),
                                    immutable));
   }
-  if (new_meta.deletion_grace_period_seconds != old_meta.deletion_grace_period_seconds) {
+  if (new_meta.rest->deletion_grace_period_seconds !=
+      old_meta.rest->deletion_grace_period_seconds) {
     errs.push_back(InvalidRendered(
         path.Child("deletionGracePeriodSeconds"),
-        internal::RenderOptionalInt(new_meta.deletion_grace_period_seconds), immutable));
+        internal::RenderOptionalInt(new_meta.rest->deletion_grace_period_seconds), immutable));
   }
   Append(&errs, ValidateLabels(new_meta.labels, path.Child("labels")));
   Append(&errs, ValidateAnnotations(new_meta.annotations, path.Child("annotations")));

@@ -31,13 +31,13 @@ TEST(ObjectMetaTest, NameOrGenerateNameRequired) {
   m.name.clear();
   EXPECT_THAT(Errs(Create(m)),
               ElementsAre("metadata.name: Required value: name or generateName is required"));
-  m.generate_name = "web-";
+  m.rest->generate_name = "web-";
   EXPECT_THAT(Errs(Create(m)),
               ElementsAre("metadata.name: Required value: name or generateName is required"))
       << "validation runs after name generation";
   m.name = "web-x7k2p";
   EXPECT_THAT(Errs(Create(m)), IsEmpty());
-  m.generate_name = "Web-";
+  m.rest->generate_name = "Web-";
   EXPECT_THAT(Errs(Create(m)),
               ElementsAre(std::string("metadata.generateName: Invalid value: \"Web-\": ") +
                           testing::kSubdomainMsg));
@@ -58,7 +58,7 @@ TEST(ObjectMetaTest, NamespaceRules) {
 
 TEST(ObjectMetaTest, GenerationNonNegative) {
   meta::ObjectMeta m = Meta();
-  m.generation = -1;
+  m.rest->generation = -1;
   EXPECT_THAT(Errs(Create(m)),
               ElementsAre("metadata.generation: Invalid value: -1: must be greater than or equal "
                           "to 0"));
@@ -122,7 +122,7 @@ TEST(ObjectMetaUpdateTest, Immutables) {
   meta::ObjectMeta old = Meta();
   old.uid = "u1";
   old.creation_timestamp = meta::Time::FromUnix(1714557600);  // 2024-05-01T10:00:00Z
-  old.generation = 3;
+  old.rest->generation = 3;
   meta::ObjectMeta m = old;
   EXPECT_THAT(Errs(ValidateObjectMetaUpdate(m, old, Path("metadata"))), IsEmpty());
   m.name = "x";
@@ -130,8 +130,8 @@ TEST(ObjectMetaUpdateTest, Immutables) {
   m.uid = "u2";
   m.creation_timestamp = meta::Time::FromUnix(1714557601);
   m.deletion_timestamp = meta::Time::FromUnix(1714557602);
-  m.deletion_grace_period_seconds = 30;
-  m.generation = 2;
+  m.rest->deletion_grace_period_seconds = 30;
+  m.rest->generation = 2;
   m.resource_version.clear();
   EXPECT_THAT(
       Errs(ValidateObjectMetaUpdate(m, old, Path("metadata"))),

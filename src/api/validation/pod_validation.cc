@@ -61,7 +61,7 @@ FieldErrorList ValidateContainerCommon(const Container& c, const FieldPath& path
     Append(&errs, internal::DNS1123Label(c.name, path.Child("name")));
   }
   if (c.image.empty()) errs.push_back(Required(path.Child("image")));
-  const std::string& tmp = c.termination_message_policy;
+  const std::string& tmp = c.rest->termination_message_policy;
   if (tmp.empty()) {
     errs.push_back(Required(path.Child("terminationMessagePolicy")));
   } else if (tmp != "File" && tmp != "FallbackToLogsOnError") {
@@ -69,7 +69,7 @@ FieldErrorList ValidateContainerCommon(const Container& c, const FieldPath& path
                                 {"File", "FallbackToLogsOnError"}));
   }
   Append(&errs, ValidateContainerPorts(c.ports, path.Child("ports")));
-  const std::string& pull = c.image_pull_policy;
+  const std::string& pull = c.rest->image_pull_policy;
   if (pull.empty()) {
     errs.push_back(Required(path.Child("imagePullPolicy")));
   } else if (pull != "Always" && pull != "IfNotPresent" && pull != "Never") {
@@ -90,7 +90,7 @@ FieldErrorList CheckHostPortConflicts(const std::vector<const Container*>& conta
     for (size_t pi = 0; pi < c.ports.size(); ++pi) {
       const core::v1::ContainerPort& p = c.ports[pi];
       if (p.host_port == 0) continue;
-      std::string key = p.protocol + "/" + p.host_ip + "/" + std::to_string(p.host_port);
+      std::string key = p.protocol + "/" + p.rest->host_ip + "/" + std::to_string(p.host_port);
       if (!seen.insert(key).second) {
         errs.push_back(Duplicate(ports.Index(static_cast<int64_t>(pi)).Child("hostPort"), key));
       }
@@ -121,8 +121,8 @@ FieldErrorList ValidateInitContainers(const PodSpec& spec, const FieldPath& path
   FieldErrorList errs;
   std::set<std::string> names;
   for (const Container& c : spec.containers) names.insert(c.name);
-  for (size_t i = 0; i < spec.init_containers.size(); ++i) {
-    const Container& c = spec.init_containers[i];
+  for (size_t i = 0; i < spec.rest->init_containers.size(); ++i) {
+    const Container& c = spec.rest->init_containers[i];
     FieldPath idx = path.Index(static_cast<int64_t>(i));
     Append(&errs, ValidateContainerCommon(c, idx));
     if (names.count(c.name)) {
@@ -138,12 +138,12 @@ FieldErrorList ValidateInitContainers(const PodSpec& spec, const FieldPath& path
 
 FieldErrorList ValidatePodSpec(const PodSpec& spec, const FieldPath& path) {
   FieldErrorList errs;
-  if (!spec.termination_grace_period_seconds) {
+  if (!spec.rest->termination_grace_period_seconds) {
     errs.push_back(Required(path.Child("terminationGracePeriodSeconds")));
   }
   Append(&errs, ValidateContainers(spec, path.Child("containers")));
   Append(&errs, ValidateInitContainers(spec, path.Child("initContainers")));
-  if (spec.host_network) {
+  if (spec.rest->host_network) {
     for (size_t i = 0; i < spec.containers.size(); ++i) {
       const Container& c = spec.containers[i];
       for (size_t p = 0; p < c.ports.size(); ++p) {
@@ -159,13 +159,13 @@ FieldErrorList ValidatePodSpec(const PodSpec& spec, const FieldPath& path) {
       }
     }
   }
-  const std::string& rp = spec.restart_policy;
+  const std::string& rp = spec.rest->restart_policy;
   if (rp.empty()) {
     errs.push_back(Required(path.Child("restartPolicy")));
   } else if (rp != "Always" && rp != "OnFailure" && rp != "Never") {
     errs.push_back(NotSupported(path.Child("restartPolicy"), rp, {"Always", "OnFailure", "Never"}));
   }
-  const std::string& dns = spec.dns_policy;
+  const std::string& dns = spec.rest->dns_policy;
   if (dns.empty()) {
     errs.push_back(Required(path.Child("dnsPolicy")));
   } else if (dns != "ClusterFirstWithHostNet" && dns != "ClusterFirst" && dns != "Default" &&
@@ -173,16 +173,17 @@ FieldErrorList ValidatePodSpec(const PodSpec& spec, const FieldPath& path) {
     errs.push_back(NotSupported(path.Child("dnsPolicy"), dns,
                                 {"ClusterFirstWithHostNet", "ClusterFirst", "Default", "None"}));
   }
-  Append(&errs, ValidateLabels(spec.node_selector, path.Child("nodeSelector")));
+  Append(&errs, ValidateLabels(spec.rest->node_selector, path.Child("nodeSelector")));
   for (size_t i = 0; i < spec.readiness_gates.size(); ++i) {
     Append(&errs,
            internal::QualifiedName(
                spec.readiness_gates[i].condition_type,
                path.Child("readinessGates").Index(static_cast<int64_t>(i)).Child("conditionType")));
   }
-  if (!spec.service_account_name.empty()) {
-    for (std::string& msg : NameIsDNSSubdomain(spec.service_account_name, false)) {
-      errs.push_back(Invalid(path.Child("serviceAccountName"), spec.service_account_name, msg));
+  if (!spec.rest->service_account_name.empty()) {
+    for (std::string& msg : NameIsDNSSubdomain(spec.rest->service_account_name, false)) {
+      errs.push_back(
+          Invalid(path.Child("serviceAccountName"), spec.rest->service_account_name, msg));
     }
   }
   if (!spec.node_name.empty()) {
@@ -190,8 +191,8 @@ FieldErrorList ValidatePodSpec(const PodSpec& spec, const FieldPath& path) {
       errs.push_back(Invalid(path.Child("nodeName"), spec.node_name, msg));
     }
   }
-  if (spec.active_deadline_seconds) {
-    int64_t v = *spec.active_deadline_seconds;
+  if (spec.rest->active_deadline_seconds) {
+    int64_t v = *spec.rest->active_deadline_seconds;
     if (v < 1 || v > kMaxInt32) {
       errs.push_back(
           Invalid(path.Child("activeDeadlineSeconds"), v, InclusiveRangeError(1, kMaxInt32)));
@@ -202,8 +203,8 @@ FieldErrorList ValidatePodSpec(const PodSpec& spec, const FieldPath& path) {
   if (!spec.subdomain.empty()) {
     Append(&errs, internal::DNS1123Label(spec.subdomain, path.Child("subdomain")));
   }
-  if (spec.preemption_policy) {
-    const std::string& pp = *spec.preemption_policy;
+  if (spec.rest->preemption_policy) {
+    const std::string& pp = *spec.rest->preemption_policy;
     if (pp.empty()) {
       errs.push_back(Required(path.Child("preemptionPolicy")));
     } else if (pp != "PreemptLowerPriority" && pp != "Never") {
@@ -229,7 +230,7 @@ FieldErrorList ValidatePodMetadataAndSpec(const Pod& pod) {
     }
   };
   only_for_pod(pod.spec.containers, spec.Child("containers"));
-  only_for_pod(pod.spec.init_containers, spec.Child("initContainers"));
+  only_for_pod(pod.spec.rest->init_containers, spec.Child("initContainers"));
   return errs;
 }
 
@@ -259,27 +260,27 @@ std::string SpecDiff(const PodSpec& old, const PodSpec& munged) {
   auto check = [&](bool differs, const char* name) {
     if (differs) changed.push_back(name);
   };
-  check(old.volumes != munged.volumes, "Volumes");
-  check(old.init_containers != munged.init_containers, "InitContainers");
+  check(old.rest->volumes != munged.rest->volumes, "Volumes");
+  check(old.rest->init_containers != munged.rest->init_containers, "InitContainers");
   check(old.containers != munged.containers, "Containers");
-  check(old.restart_policy != munged.restart_policy, "RestartPolicy");
-  check(old.termination_grace_period_seconds != munged.termination_grace_period_seconds,
+  check(old.rest->restart_policy != munged.rest->restart_policy, "RestartPolicy");
+  check(old.rest->termination_grace_period_seconds != munged.rest->termination_grace_period_seconds,
         "TerminationGracePeriodSeconds");
-  check(old.dns_policy != munged.dns_policy, "DNSPolicy");
-  check(old.node_selector != munged.node_selector, "NodeSelector");
-  check(old.service_account_name != munged.service_account_name, "ServiceAccountName");
-  check(old.service_account != munged.service_account, "DeprecatedServiceAccount");
+  check(old.rest->dns_policy != munged.rest->dns_policy, "DNSPolicy");
+  check(old.rest->node_selector != munged.rest->node_selector, "NodeSelector");
+  check(old.rest->service_account_name != munged.rest->service_account_name, "ServiceAccountName");
+  check(old.rest->service_account != munged.rest->service_account, "DeprecatedServiceAccount");
   check(old.node_name != munged.node_name, "NodeName");
-  check(old.host_network != munged.host_network, "HostNetwork");
-  check(old.security_context != munged.security_context, "SecurityContext");
+  check(old.rest->host_network != munged.rest->host_network, "HostNetwork");
+  check(old.rest->security_context != munged.rest->security_context, "SecurityContext");
   check(old.hostname != munged.hostname, "Hostname");
   check(old.subdomain != munged.subdomain, "Subdomain");
-  check(old.scheduler_name != munged.scheduler_name, "SchedulerName");
-  check(old.priority != munged.priority, "Priority");
+  check(old.rest->scheduler_name != munged.rest->scheduler_name, "SchedulerName");
+  check(old.rest->priority != munged.rest->priority, "Priority");
   check(old.readiness_gates != munged.readiness_gates, "ReadinessGates");
-  check(old.enable_service_links != munged.enable_service_links, "EnableServiceLinks");
-  check(old.preemption_policy != munged.preemption_policy, "PreemptionPolicy");
-  check(old.set_hostname_as_fqdn != munged.set_hostname_as_fqdn, "SetHostnameAsFQDN");
+  check(old.rest->enable_service_links != munged.rest->enable_service_links, "EnableServiceLinks");
+  check(old.rest->preemption_policy != munged.rest->preemption_policy, "PreemptionPolicy");
+  check(old.rest->set_hostname_as_fqdn != munged.rest->set_hostname_as_fqdn, "SetHostnameAsFQDN");
   check(old.unknown != munged.unknown, "(other fields)");
   std::string out = "  core.PodSpec{\n";
   for (const std::string& name : changed) out += "~ \t" + name + ": ...,\n";
@@ -298,30 +299,30 @@ FieldErrorList ValidateUpdate(const Pod& pod, const Pod& old) {
                                &errs)) {
     return errs;
   }
-  if (ValidateContainerUpdates(pod.spec.init_containers, old.spec.init_containers,
+  if (ValidateContainerUpdates(pod.spec.rest->init_containers, old.spec.rest->init_containers,
                                spec.Child("initContainers"), &errs)) {
     return errs;
   }
   // activeDeadlineSeconds: nil -> positive, or positive -> lower non-negative.
   FieldPath ads = spec.Child("activeDeadlineSeconds");
-  if (pod.spec.active_deadline_seconds) {
-    int64_t v = *pod.spec.active_deadline_seconds;
+  if (pod.spec.rest->active_deadline_seconds) {
+    int64_t v = *pod.spec.rest->active_deadline_seconds;
     if (v < 0 || v > kMaxInt32) {
       errs.push_back(Invalid(ads, v, InclusiveRangeError(0, kMaxInt32)));
       return errs;
     }
-    if (old.spec.active_deadline_seconds && *old.spec.active_deadline_seconds < v) {
+    if (old.spec.rest->active_deadline_seconds && *old.spec.rest->active_deadline_seconds < v) {
       errs.push_back(Invalid(ads, v, "must be less than or equal to previous value"));
       return errs;
     }
-  } else if (old.spec.active_deadline_seconds) {
+  } else if (old.spec.rest->active_deadline_seconds) {
     errs.push_back(
         InvalidRendered(ads, "null", "must not update from a positive integer to nil value"));
   }
   // Tolerations are raw JSON in the model: only additions (old ones kept verbatim) are allowed.
-  for (const meta::RawJson& t : old.spec.tolerations) {
-    if (std::find(pod.spec.tolerations.begin(), pod.spec.tolerations.end(), t) ==
-        pod.spec.tolerations.end()) {
+  for (const meta::RawJson& t : old.spec.rest->tolerations) {
+    if (std::find(pod.spec.rest->tolerations.begin(), pod.spec.rest->tolerations.end(), t) ==
+        pod.spec.rest->tolerations.end()) {
       errs.push_back(Forbidden(spec.Child("tolerations"),
                                "existing toleration can not be modified except its "
                                "tolerationSeconds"));
@@ -334,14 +335,16 @@ FieldErrorList ValidateUpdate(const Pod& pod, const Pod& old) {
   for (size_t i = 0; i < munged.containers.size(); ++i) {
     munged.containers[i].image = old.spec.containers[i].image;
   }
-  for (size_t i = 0; i < munged.init_containers.size(); ++i) {
-    munged.init_containers[i].image = old.spec.init_containers[i].image;
+  for (size_t i = 0; i < munged.rest->init_containers.size(); ++i) {
+    munged.rest->init_containers[i].image = old.spec.rest->init_containers[i].image;
   }
-  munged.active_deadline_seconds = old.spec.active_deadline_seconds;
-  munged.tolerations = old.spec.tolerations;
-  if (old.spec.termination_grace_period_seconds && *old.spec.termination_grace_period_seconds < 0 &&
-      munged.termination_grace_period_seconds && *munged.termination_grace_period_seconds == 1) {
-    munged.termination_grace_period_seconds = old.spec.termination_grace_period_seconds;
+  munged.rest->active_deadline_seconds = old.spec.rest->active_deadline_seconds;
+  munged.rest->tolerations = old.spec.rest->tolerations;
+  if (old.spec.rest->termination_grace_period_seconds &&
+      *old.spec.rest->termination_grace_period_seconds < 0 &&
+      munged.rest->termination_grace_period_seconds &&
+      *munged.rest->termination_grace_period_seconds == 1) {
+    munged.rest->termination_grace_period_seconds = old.spec.rest->termination_grace_period_seconds;
   }
   if (munged != old.spec) {
     errs.push_back(Forbidden(
@@ -370,15 +373,15 @@ FieldErrorList ValidateStatusUpdate(const Pod& pod, const Pod& old) {
   if (pod.spec.node_name != old.spec.node_name) {
     errs.push_back(Forbidden(status.Child("nodeName"), "may not be changed directly"));
   }
-  if (pod.status.nominated_node_name != old.status.nominated_node_name &&
-      !pod.status.nominated_node_name.empty()) {
-    for (std::string& msg : NameIsDNSSubdomain(pod.status.nominated_node_name, false)) {
+  if (pod.status.rest->nominated_node_name != old.status.rest->nominated_node_name &&
+      !pod.status.rest->nominated_node_name.empty()) {
+    for (std::string& msg : NameIsDNSSubdomain(pod.status.rest->nominated_node_name, false)) {
       errs.push_back(
-          Invalid(status.Child("nominatedNodeName"), pod.status.nominated_node_name, msg));
+          Invalid(status.Child("nominatedNodeName"), pod.status.rest->nominated_node_name, msg));
     }
   }
-  if (pod.status.qos_class != old.status.qos_class) {
-    errs.push_back(Invalid(status.Child("qosClass"), pod.status.qos_class,
+  if (pod.status.rest->qos_class != old.status.rest->qos_class) {
+    errs.push_back(Invalid(status.Child("qosClass"), pod.status.rest->qos_class,
                            std::string(internal::kFieldImmutable)));
   }
   auto validate_ips = [&](const std::vector<core::v1::PodIP>& ips, const FieldPath& path) {
@@ -411,12 +414,12 @@ FieldErrorList ValidateStatusUpdate(const Pod& pod, const Pod& old) {
     }
   };
   validate_ips(pod.status.pod_ips, status.Child("podIPs"));
-  if (!pod.status.host_ips.empty()) {
-    if (pod.status.host_ip != pod.status.host_ips[0].ip) {
+  if (!pod.status.rest->host_ips.empty()) {
+    if (pod.status.rest->host_ip != pod.status.rest->host_ips[0].ip) {
       errs.push_back(Invalid(status.Child("hostIPs").Index(0).Child("ip"),
-                             pod.status.host_ips[0].ip, "must be equal to `hostIP`"));
+                             pod.status.rest->host_ips[0].ip, "must be equal to `hostIP`"));
     }
-    validate_ips(pod.status.host_ips, status.Child("hostIPs"));
+    validate_ips(pod.status.rest->host_ips, status.Child("hostIPs"));
   }
   return errs;
 }

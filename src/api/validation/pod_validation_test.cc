@@ -58,8 +58,8 @@ TEST(PodValidationTest, ContainerNameAndImage) {
 
 TEST(PodValidationTest, InitContainerNamesUniqueAcrossLists) {
   Pod pod = ValidPod();
-  pod.spec.init_containers.push_back(pod.spec.containers[0]);
-  pod.spec.init_containers[0].ports.clear();
+  pod.spec.rest->init_containers.push_back(pod.spec.containers[0]);
+  pod.spec.rest->init_containers[0].ports.clear();
   EXPECT_THAT(Errs(ValidateCreate(pod)),
               ElementsAre("spec.initContainers[0].name: Duplicate value: \"app\""));
 }
@@ -100,7 +100,7 @@ TEST(PodValidationTest, HostPortConflicts) {
 
 TEST(PodValidationTest, HostNetworkPortsMustMatch) {
   Pod pod = ValidPod();
-  pod.spec.host_network = true;
+  pod.spec.rest->host_network = true;
   pod.spec.containers[0].ports[0].host_port = 9000;
   EXPECT_THAT(Errs(ValidateCreate(pod)),
               ElementsAre("spec.containers[0].ports[0].hostPort: Invalid value: 9000: must match "
@@ -109,10 +109,10 @@ TEST(PodValidationTest, HostNetworkPortsMustMatch) {
 
 TEST(PodValidationTest, PolicyEnums) {
   Pod pod = ValidPod();
-  pod.spec.restart_policy = "Sometimes";
-  pod.spec.dns_policy = "Magic";
-  pod.spec.containers[0].image_pull_policy = "Maybe";
-  pod.spec.containers[0].termination_message_policy = "Log";
+  pod.spec.rest->restart_policy = "Sometimes";
+  pod.spec.rest->dns_policy = "Magic";
+  pod.spec.containers[0].rest->image_pull_policy = "Maybe";
+  pod.spec.containers[0].rest->termination_message_policy = "Log";
   EXPECT_THAT(
       Errs(ValidateCreate(pod)),
       ElementsAre("spec.containers[0].terminationMessagePolicy: Unsupported value: \"Log\": "
@@ -144,7 +144,7 @@ TEST(PodValidationTest, NamesAndDeadline) {
   pod.spec.hostname = "Host";
   pod.spec.subdomain = "sub.domain";
   pod.spec.node_name = "Node_1";
-  pod.spec.active_deadline_seconds = 0;
+  pod.spec.rest->active_deadline_seconds = 0;
   pod.spec.readiness_gates.push_back({"bad gate", {}});
   EXPECT_THAT(
       Errs(ValidateCreate(pod)),
@@ -161,8 +161,8 @@ TEST(PodUpdateTest, ImageMayChange) {
   Pod old = ValidPod();
   Pod pod = old;
   pod.spec.containers[0].image = "nginx:1.26";
-  pod.spec.active_deadline_seconds = 100;
-  pod.spec.tolerations.push_back(meta::RawJson{R"({"operator":"Exists"})"});
+  pod.spec.rest->active_deadline_seconds = 100;
+  pod.spec.rest->tolerations.push_back(meta::RawJson{R"({"operator":"Exists"})"});
   EXPECT_THAT(Errs(ValidateUpdate(pod, old)), IsEmpty());
 }
 
@@ -205,13 +205,13 @@ TEST(PodUpdateTest, ContainerCountAndImage) {
 
 TEST(PodUpdateTest, ActiveDeadlineSeconds) {
   Pod old = ValidPod();
-  old.spec.active_deadline_seconds = 100;
+  old.spec.rest->active_deadline_seconds = 100;
   Pod pod = old;
-  pod.spec.active_deadline_seconds = 200;
+  pod.spec.rest->active_deadline_seconds = 200;
   EXPECT_THAT(Errs(ValidateUpdate(pod, old)),
               ElementsAre("spec.activeDeadlineSeconds: Invalid value: 200: must be less than or "
                           "equal to previous value"));
-  pod.spec.active_deadline_seconds.reset();
+  pod.spec.rest->active_deadline_seconds.reset();
   EXPECT_THAT(Errs(ValidateUpdate(pod, old)),
               ElementsAre("spec.activeDeadlineSeconds: Invalid value: null: must not update from "
                           "a positive integer to nil value"));
@@ -219,9 +219,9 @@ TEST(PodUpdateTest, ActiveDeadlineSeconds) {
 
 TEST(PodUpdateTest, TolerationsOnlyAdded) {
   Pod old = ValidPod();
-  old.spec.tolerations.push_back(meta::RawJson{R"({"key":"a","operator":"Exists"})"});
+  old.spec.rest->tolerations.push_back(meta::RawJson{R"({"key":"a","operator":"Exists"})"});
   Pod pod = old;
-  pod.spec.tolerations.clear();
+  pod.spec.rest->tolerations.clear();
   EXPECT_THAT(Errs(ValidateUpdate(pod, old)),
               ElementsAre("spec.tolerations: Forbidden: existing toleration can not be modified "
                           "except its tolerationSeconds"));
@@ -229,23 +229,23 @@ TEST(PodUpdateTest, TolerationsOnlyAdded) {
 
 TEST(PodUpdateTest, GracePeriodFromNegativeToOne) {
   Pod old = ValidPod();
-  old.spec.termination_grace_period_seconds = -1;
+  old.spec.rest->termination_grace_period_seconds = -1;
   Pod pod = old;
-  pod.spec.termination_grace_period_seconds = 1;
+  pod.spec.rest->termination_grace_period_seconds = 1;
   EXPECT_THAT(Errs(ValidateUpdate(pod, old)), IsEmpty());
-  pod.spec.termination_grace_period_seconds = 5;
+  pod.spec.rest->termination_grace_period_seconds = 5;
   EXPECT_THAT(Errs(ValidateUpdate(pod, old)),
               ElementsAre(StartsWith("spec: Forbidden: pod updates may not change fields")));
 }
 
 TEST(PodStatusUpdateTest, PodIPs) {
   Pod old = ValidPod();
-  old.status.qos_class = "BestEffort";
+  old.status.rest->qos_class = "BestEffort";
   Pod pod = old;
   pod.status.pod_ip = "10.1.1.1";
   pod.status.pod_ips = {{"10.1.1.1", {}}, {"fd00::1", {}}};
-  pod.status.host_ip = "192.168.1.10";
-  pod.status.host_ips = {{"192.168.1.10", {}}};
+  pod.status.rest->host_ip = "192.168.1.10";
+  pod.status.rest->host_ips = {{"192.168.1.10", {}}};
   EXPECT_THAT(Errs(ValidateStatusUpdate(pod, old)), IsEmpty());
   pod.status.pod_ips = {{"10.1.1.1", {}}, {"10.1.1.1", {}}, {"bad", {}}};
   EXPECT_THAT(Errs(ValidateStatusUpdate(pod, old)),
@@ -259,15 +259,15 @@ TEST(PodStatusUpdateTest, PodIPs) {
 
 TEST(PodStatusUpdateTest, NodeNameQOSHostIPAndConditions) {
   Pod old = ValidPod();
-  old.status.qos_class = "BestEffort";
+  old.status.rest->qos_class = "BestEffort";
   Pod pod = old;
   pod.spec.node_name = "node-1";
-  pod.status.qos_class = "Guaranteed";
-  pod.status.host_ip = "192.168.1.10";
-  pod.status.host_ips = {{"192.168.1.11", {}}};
-  pod.status.conditions.push_back({"Ready", "True", {}, {}, "", "", {}});
-  pod.status.conditions.push_back({"example.com/Custom", "True", {}, {}, "", "", {}});
-  pod.status.conditions.push_back({"bad type", "True", {}, {}, "", "", {}});
+  pod.status.rest->qos_class = "Guaranteed";
+  pod.status.rest->host_ip = "192.168.1.10";
+  pod.status.rest->host_ips = {{"192.168.1.11", {}}};
+  pod.status.conditions.push_back({"Ready", "True"});
+  pod.status.conditions.push_back({"example.com/Custom", "True"});
+  pod.status.conditions.push_back({"bad type", "True"});
   EXPECT_THAT(Errs(ValidateStatusUpdate(pod, old)),
               ElementsAre(StartsWith("metadata.conditions[2].Type: Invalid value: \"bad type\""),
                           "status.nodeName: Forbidden: may not be changed directly",

@@ -135,18 +135,19 @@ void EnsureNamespaceLabel(core::v1::Namespace& ns) {
 
 void PrepareObjectMetaForCreate(meta::ObjectMeta& meta) {
   meta.deletion_timestamp.reset();
-  meta.deletion_grace_period_seconds.reset();
+  meta.rest->deletion_grace_period_seconds.reset();
 }
 
 void PrepareObjectMetaForUpdate(meta::ObjectMeta& new_meta, const meta::ObjectMeta& old_meta) {
-  new_meta.generation = old_meta.generation;
+  new_meta.rest->generation = old_meta.rest->generation;
   if (new_meta.uid.empty()) new_meta.uid = old_meta.uid;
   if (!old_meta.creation_timestamp.IsZero()) {
     new_meta.creation_timestamp = old_meta.creation_timestamp;
   }
   if (old_meta.deletion_timestamp) new_meta.deletion_timestamp = old_meta.deletion_timestamp;
-  if (old_meta.deletion_grace_period_seconds && !new_meta.deletion_grace_period_seconds) {
-    new_meta.deletion_grace_period_seconds = old_meta.deletion_grace_period_seconds;
+  if (old_meta.rest->deletion_grace_period_seconds &&
+      !new_meta.rest->deletion_grace_period_seconds) {
+    new_meta.rest->deletion_grace_period_seconds = old_meta.rest->deletion_grace_period_seconds;
   }
 }
 
@@ -210,7 +211,7 @@ std::string PodQOSClass(const core::v1::Pod& pod) {
   bool guaranteed = true;
   auto visit = [&](const core::v1::Container& c) {
     std::map<std::string, std::string> lim, req;
-    if (!c.resources.text.empty()) ReadResources(c.resources.text, &lim, &req);
+    if (!c.rest->resources.text.empty()) ReadResources(c.rest->resources.text, &lim, &req);
     // v1 defaulting copies limits into missing requests before QoS is computed.
     for (const auto& [name, q] : lim) req.emplace(name, q);
     for (const auto& [name, q] : req) {
@@ -229,7 +230,7 @@ std::string PodQOSClass(const core::v1::Pod& pod) {
     }
     if (!found.count("cpu") || !found.count("memory")) guaranteed = false;
   };
-  for (const auto& c : pod.spec.init_containers) visit(c);
+  for (const auto& c : pod.spec.rest->init_containers) visit(c);
   for (const auto& c : pod.spec.containers) visit(c);
   if (requests.empty() && limits.empty()) return "BestEffort";
   if (guaranteed) {
@@ -243,16 +244,16 @@ std::string PodQOSClass(const core::v1::Pod& pod) {
 
 void PrepareForCreate(core::v1::Pod& pod) {
   PrepareObjectMetaForCreate(pod.metadata);
-  pod.metadata.generation = 1;
+  pod.metadata.rest->generation = 1;
   pod.status = core::v1::PodStatus{};
   pod.status.phase = "Pending";
-  pod.status.qos_class = PodQOSClass(pod);
+  pod.status.rest->qos_class = PodQOSClass(pod);
 }
 
 void PrepareForUpdate(core::v1::Pod& pod, const core::v1::Pod& old) {
   PrepareObjectMetaForUpdate(pod.metadata, old.metadata);
   pod.status = old.status;
-  if (pod.spec != old.spec) ++pod.metadata.generation;
+  if (pod.spec != old.spec) ++pod.metadata.rest->generation;
 }
 
 void PrepareForStatusUpdate(core::v1::Pod& pod, const core::v1::Pod& old) {
@@ -261,7 +262,7 @@ void PrepareForStatusUpdate(core::v1::Pod& pod, const core::v1::Pod& old) {
   // Old kubelets corrupt owner references; /status may not touch them or the deletion mark.
   pod.metadata.deletion_timestamp = old.metadata.deletion_timestamp;
   pod.metadata.owner_references = old.metadata.owner_references;
-  if (pod.status.qos_class.empty()) pod.status.qos_class = old.status.qos_class;
+  if (pod.status.rest->qos_class.empty()) pod.status.rest->qos_class = old.status.rest->qos_class;
 }
 
 // ---- Node
@@ -282,7 +283,7 @@ void PrepareForStatusUpdate(core::v1::Node& node, const core::v1::Node& old) {
 
 void PrepareForCreate(discovery::v1::EndpointSlice& slice) {
   PrepareObjectMetaForCreate(slice.metadata);
-  slice.metadata.generation = 1;
+  slice.metadata.rest->generation = 1;
 }
 
 void PrepareForUpdate(discovery::v1::EndpointSlice& slice,
@@ -292,7 +293,7 @@ void PrepareForUpdate(discovery::v1::EndpointSlice& slice,
   bool changed = slice.address_type != old.address_type || slice.endpoints != old.endpoints ||
                  slice.ports != old.ports || slice.unknown != old.unknown ||
                  slice.metadata.labels != old.metadata.labels;
-  if (changed) slice.metadata.generation = old.metadata.generation + 1;
+  if (changed) slice.metadata.rest->generation = old.metadata.rest->generation + 1;
 }
 
 // ---- Endpoints, Lease, Event

@@ -16,27 +16,27 @@ using testing::ValidSlice;
 TEST(PrepareObjectMetaTest, CreateClearsDeletionFields) {
   meta::ObjectMeta m;
   m.deletion_timestamp = meta::Time::FromUnix(100);
-  m.deletion_grace_period_seconds = 30;
+  m.rest->deletion_grace_period_seconds = 30;
   PrepareObjectMetaForCreate(m);
   EXPECT_FALSE(m.deletion_timestamp.has_value());
-  EXPECT_FALSE(m.deletion_grace_period_seconds.has_value());
+  EXPECT_FALSE(m.rest->deletion_grace_period_seconds.has_value());
 }
 
 TEST(PrepareObjectMetaTest, UpdateKeepsServerOwnedFields) {
   meta::ObjectMeta old;
   old.uid = "u1";
-  old.generation = 4;
+  old.rest->generation = 4;
   old.creation_timestamp = meta::Time::FromUnix(10);
   old.deletion_timestamp = meta::Time::FromUnix(20);
-  old.deletion_grace_period_seconds = 0;
+  old.rest->deletion_grace_period_seconds = 0;
   meta::ObjectMeta m;
-  m.generation = 9;
+  m.rest->generation = 9;
   PrepareObjectMetaForUpdate(m, old);
   EXPECT_EQ(m.uid, "u1");
-  EXPECT_EQ(m.generation, 4);
+  EXPECT_EQ(m.rest->generation, 4);
   EXPECT_EQ(m.creation_timestamp, old.creation_timestamp);
   EXPECT_EQ(m.deletion_timestamp, old.deletion_timestamp);
-  EXPECT_EQ(m.deletion_grace_period_seconds, 0);
+  EXPECT_EQ(m.rest->deletion_grace_period_seconds, 0);
   // A differing uid is kept so that validation can reject it.
   m.uid = "u2";
   PrepareObjectMetaForUpdate(m, old);
@@ -202,28 +202,28 @@ TEST(PodStrategyTest, CreateResetsStatusAndSetsGeneration) {
   pod.status.pod_ip = "10.1.1.1";
   pod.status.phase = "Running";
   PrepareForCreate(pod);
-  EXPECT_EQ(pod.metadata.generation, 1);
+  EXPECT_EQ(pod.metadata.rest->generation, 1);
   EXPECT_EQ(pod.status.phase, "Pending");
-  EXPECT_EQ(pod.status.qos_class, "BestEffort");
+  EXPECT_EQ(pod.status.rest->qos_class, "BestEffort");
   EXPECT_EQ(pod.status.pod_ip, "");
 }
 
 TEST(PodStrategyTest, QOSClass) {
   core::v1::Pod pod = ValidPod();
   EXPECT_EQ(PodQOSClass(pod), "BestEffort");
-  pod.spec.containers[0].resources.text = R"({"requests":{"cpu":"100m"}})";
+  pod.spec.containers[0].rest->resources.text = R"({"requests":{"cpu":"100m"}})";
   EXPECT_EQ(PodQOSClass(pod), "Burstable");
-  pod.spec.containers[0].resources.text = R"({"limits":{"cpu":"1","memory":"1Gi"}})";
+  pod.spec.containers[0].rest->resources.text = R"({"limits":{"cpu":"1","memory":"1Gi"}})";
   EXPECT_EQ(PodQOSClass(pod), "Guaranteed");
-  pod.spec.containers[0].resources.text =
+  pod.spec.containers[0].rest->resources.text =
       R"({"limits": {"cpu": "1", "memory": "1Gi"}, "requests": {"cpu": "500m"}})";
   EXPECT_EQ(PodQOSClass(pod), "Burstable");
-  pod.spec.containers[0].resources.text =
+  pod.spec.containers[0].rest->resources.text =
       R"({"claims":[{"name":"x"}],"limits":{"cpu":2,"memory":"2Gi"},"requests":{"cpu":"2000m","memory":"2Gi"}})";
   EXPECT_EQ(PodQOSClass(pod), "Guaranteed");
-  pod.spec.containers[0].resources.text = R"({"limits":{"nvidia.com/gpu":"1"}})";
+  pod.spec.containers[0].rest->resources.text = R"({"limits":{"nvidia.com/gpu":"1"}})";
   EXPECT_EQ(PodQOSClass(pod), "BestEffort");
-  pod.spec.containers[0].resources.text = "{}";
+  pod.spec.containers[0].rest->resources.text = "{}";
   EXPECT_EQ(PodQOSClass(pod), "BestEffort");
 }
 
@@ -236,10 +236,10 @@ TEST(PodStrategyTest, UpdateKeepsStatusAndBumpsGenerationOnSpecChange) {
   pod.metadata.labels["x"] = "y";
   PrepareForUpdate(pod, old);
   EXPECT_EQ(pod.status, old.status);
-  EXPECT_EQ(pod.metadata.generation, 1);
+  EXPECT_EQ(pod.metadata.rest->generation, 1);
   pod.spec.containers[0].image = "nginx:1.26";
   PrepareForUpdate(pod, old);
-  EXPECT_EQ(pod.metadata.generation, 2);
+  EXPECT_EQ(pod.metadata.rest->generation, 2);
 }
 
 TEST(PodStrategyTest, StatusUpdateKeepsSpecOwnersAndDeletion) {
@@ -252,13 +252,13 @@ TEST(PodStrategyTest, StatusUpdateKeepsSpecOwnersAndDeletion) {
   pod.metadata.owner_references.clear();
   pod.metadata.deletion_timestamp.reset();
   pod.status.pod_ip = "10.1.1.1";
-  pod.status.qos_class = "";
+  pod.status.rest->qos_class = "";
   PrepareForStatusUpdate(pod, old);
   EXPECT_EQ(pod.spec, old.spec);
   EXPECT_EQ(pod.metadata.owner_references, old.metadata.owner_references);
   EXPECT_EQ(pod.metadata.deletion_timestamp, old.metadata.deletion_timestamp);
   EXPECT_EQ(pod.status.pod_ip, "10.1.1.1");
-  EXPECT_EQ(pod.status.qos_class, "BestEffort");
+  EXPECT_EQ(pod.status.rest->qos_class, "BestEffort");
 }
 
 TEST(NodeStrategyTest, SpecStatusSeparation) {
@@ -286,31 +286,31 @@ TEST(NodeStrategyTest, SpecStatusSeparation) {
 
 TEST(EndpointSliceStrategyTest, GenerationRules) {
   discovery::v1::EndpointSlice slice = ValidSlice();
-  slice.metadata.generation = 7;
+  slice.metadata.rest->generation = 7;
   PrepareForCreate(slice);
-  EXPECT_EQ(slice.metadata.generation, 1);
+  EXPECT_EQ(slice.metadata.rest->generation, 1);
 
   discovery::v1::EndpointSlice old = slice;
   discovery::v1::EndpointSlice upd = old;
   upd.endpoints[0].addresses = {"10.1.2.4"};
   PrepareForUpdate(upd, old);
-  EXPECT_EQ(upd.metadata.generation, 2);
+  EXPECT_EQ(upd.metadata.rest->generation, 2);
 
   discovery::v1::EndpointSlice ann = upd;
   ann.metadata.annotations["a"] = "b";
   PrepareForUpdate(ann, upd);
-  EXPECT_EQ(ann.metadata.generation, 2);
+  EXPECT_EQ(ann.metadata.rest->generation, 2);
 
   discovery::v1::EndpointSlice lab = upd;
   lab.metadata.labels["a"] = "b";
   PrepareForUpdate(lab, upd);
-  EXPECT_EQ(lab.metadata.generation, 3);
+  EXPECT_EQ(lab.metadata.rest->generation, 3);
 
   discovery::v1::EndpointSlice ports = upd;
   (*ports.ports)[0].port = 81;
-  ports.metadata.generation = 100;  // client-sent generation is ignored
+  ports.metadata.rest->generation = 100;  // client-sent generation is ignored
   PrepareForUpdate(ports, upd);
-  EXPECT_EQ(ports.metadata.generation, 3);
+  EXPECT_EQ(ports.metadata.rest->generation, 3);
 }
 
 TEST(GenericStrategyTest, EndpointsLeaseEventKeepServerFields) {

@@ -46,7 +46,7 @@ TEST_F(LoopbackTest, CreateGetListShareTheRegistrysObjects) {
   ASSERT_TRUE(created.ok()) << created.status().ToString();
   EXPECT_FALSE((*created)->metadata.uid.empty());
   EXPECT_FALSE((*created)->metadata.resource_version.empty());
-  EXPECT_EQ((*created)->spec.restart_policy, "Always");  // defaulted by the registry
+  EXPECT_EQ((*created)->spec.rest->restart_policy, "Always");  // defaulted by the registry
   auto got = pods().Get("default", "a");
   ASSERT_TRUE(got.ok());
   auto list = pods().List("default");

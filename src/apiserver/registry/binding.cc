@@ -26,8 +26,8 @@ bool SetPodScheduled(api::core::v1::PodStatus& status, int64_t now_unix) {
   for (auto& c : status.conditions) {
     if (c.type != cond.type) continue;
     if (c.status == cond.status) cond.last_transition_time = c.last_transition_time;
-    const bool changed = c.status != cond.status || !c.reason.empty() || !c.message.empty() ||
-                         !c.last_probe_time.IsZero();
+    const bool changed = c.status != cond.status || !c.rest->reason.empty() ||
+                         !c.rest->message.empty() || !c.rest->last_probe_time.IsZero();
     cond.unknown = std::move(c.unknown);
     c = std::move(cond);
     return changed;

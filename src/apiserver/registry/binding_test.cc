@@ -71,15 +71,15 @@ TEST_F(BindingTest, ReplacesAnUnschedulableCondition) {
   api::core::v1::PodStatus status;
   status.conditions.push_back({.type = "PodScheduled",
                                .status = "False",
-                               .last_transition_time = api::meta::Time::FromUnix(10),
-                               .reason = "Unschedulable",
-                               .message = "0/3 nodes are available"});
+                               .last_transition_time = api::meta::Time::FromUnix(10)});
+  status.conditions.back().rest->reason = "Unschedulable";
+  status.conditions.back().rest->message = "0/3 nodes are available";
   status.conditions.push_back({.type = "Ready", .status = "False"});
   EXPECT_TRUE(SetPodScheduled(status, 20));
   ASSERT_EQ(status.conditions.size(), 2u);
   EXPECT_EQ(status.conditions[0].status, "True");
-  EXPECT_EQ(status.conditions[0].reason, "");
-  EXPECT_EQ(status.conditions[0].message, "");
+  EXPECT_EQ(status.conditions[0].rest->reason, "");
+  EXPECT_EQ(status.conditions[0].rest->message, "");
   EXPECT_EQ(status.conditions[0].last_transition_time.unix_seconds, 20);
   // Already True: the transition time stays.
   EXPECT_FALSE(SetPodScheduled(status, 30));

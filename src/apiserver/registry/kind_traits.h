@@ -66,14 +66,14 @@ struct KindTraits<api::core::v1::Pod> {
   static constexpr bool kCreateOnUpdate = false;
   static std::optional<std::string> FieldValue(const api::core::v1::Pod& o, std::string_view f) {
     if (f == "spec.nodeName") return o.spec.node_name;
-    if (f == "spec.restartPolicy") return o.spec.restart_policy;
-    if (f == "spec.schedulerName") return o.spec.scheduler_name;
-    if (f == "spec.serviceAccountName") return o.spec.service_account_name;
-    if (f == "spec.hostNetwork") return std::string(o.spec.host_network ? "true" : "false");
+    if (f == "spec.restartPolicy") return o.spec.rest->restart_policy;
+    if (f == "spec.schedulerName") return o.spec.rest->scheduler_name;
+    if (f == "spec.serviceAccountName") return o.spec.rest->service_account_name;
+    if (f == "spec.hostNetwork") return std::string(o.spec.rest->host_network ? "true" : "false");
     if (f == "status.phase") return o.status.phase;
     if (f == "status.podIP") return o.status.pod_ip;
     if (f == "status.podIPs") return o.status.pod_ips.empty() ? "" : o.status.pod_ips[0].ip;
-    if (f == "status.nominatedNodeName") return o.status.nominated_node_name;
+    if (f == "status.nominatedNodeName") return o.status.rest->nominated_node_name;
     return MetaFieldValue(o, f);
   }
 };

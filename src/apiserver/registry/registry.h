@@ -110,11 +110,11 @@ class Registry {
       SVC_RETURN_IF_ERROR(ctx_.check_namespace(ns));
     }
     obj.metadata.namespace_ = namespaced() ? std::string(ns) : "";
-    const bool generated = obj.metadata.name.empty() && !obj.metadata.generate_name.empty();
+    const bool generated = obj.metadata.name.empty() && !obj.metadata.rest->generate_name.empty();
     api::validation::Default(obj);
     api::validation::PrepareObjectMetaForCreate(obj.metadata);
     api::validation::PrepareForCreate(obj);
-    obj.metadata.managed_fields.clear();
+    obj.metadata.rest->managed_fields.clear();
     FinishGuard finish;
     if (hooks_.begin_write) {
       auto fn = hooks_.begin_write(obj, nullptr, wo.dry_run);
@@ -124,7 +124,7 @@ class Registry {
     for (int attempt = 0;; ++attempt) {
       if (generated) {
         obj.metadata.name =
-            obj.metadata.generate_name.substr(0, 58) + svcplane::RandomNameSuffix(5);
+            obj.metadata.rest->generate_name.substr(0, 58) + svcplane::RandomNameSuffix(5);
       }
       auto errs = api::validation::ValidateCreate(obj);
       if (errs.empty()) errs = api::validation::ValidateCommonCreate(obj.metadata, namespaced());
@@ -364,7 +364,7 @@ class Registry {
     }
     n.metadata.name = old.metadata.name;
     n.metadata.namespace_ = old.metadata.namespace_;
-    n.metadata.managed_fields.clear();
+    n.metadata.rest->managed_fields.clear();
     n.metadata.resource_version = old.metadata.resource_version;
     api::validation::Default(n);
     FinishGuard finish;
@@ -380,7 +380,7 @@ class Registry {
       return *current;  // a no-op write: same RV, no event
     }
     bool releasable = n.metadata.deletion_timestamp && n.metadata.finalizers.empty() &&
-                      n.metadata.deletion_grace_period_seconds.value_or(0) == 0;
+                      n.metadata.rest->deletion_grace_period_seconds.value_or(0) == 0;
     if constexpr (std::is_same_v<T, api::core::v1::Namespace>) {
       releasable = releasable && n.spec.finalizers.empty();  // the namespace controller's turn
     }
@@ -513,7 +513,7 @@ class Registry {
         }
       } else {
         n.metadata.deletion_timestamp = api::meta::Time::FromUnix(now);
-        n.metadata.deletion_grace_period_seconds = 0;
+        n.metadata.rest->deletion_grace_period_seconds = 0;
         n.status.phase = "Terminating";
         changed = true;
       }
@@ -526,23 +526,23 @@ class Registry {
     std::optional<int64_t> grace;  // pods: graceful deletion
     if constexpr (std::is_same_v<T, api::core::v1::Pod>) {
       int64_t g = opts.grace_period_seconds.value_or(
-          old.spec.termination_grace_period_seconds.value_or(30));
+          old.spec.rest->termination_grace_period_seconds.value_or(30));
       if (g < 0) g = 1;
       if (old.spec.node_name.empty() || old.status.phase == "Succeeded" ||
           old.status.phase == "Failed") {
         g = 0;
       }
-      if (old.metadata.deletion_timestamp && old.metadata.deletion_grace_period_seconds) {
-        g = std::min(g, *old.metadata.deletion_grace_period_seconds);  // may only shorten
+      if (old.metadata.deletion_timestamp && old.metadata.rest->deletion_grace_period_seconds) {
+        g = std::min(g, *old.metadata.rest->deletion_grace_period_seconds);  // may only shorten
       }
       if (g > 0) grace = g;
-      if (g > 0 && (!old.metadata.deletion_grace_period_seconds ||
-                    *old.metadata.deletion_grace_period_seconds != g)) {
+      if (g > 0 && (!old.metadata.rest->deletion_grace_period_seconds ||
+                    *old.metadata.rest->deletion_grace_period_seconds != g)) {
         n.metadata.deletion_timestamp = api::meta::Time::FromUnix(now + g);
-        n.metadata.deletion_grace_period_seconds = g;
+        n.metadata.rest->deletion_grace_period_seconds = g;
         changed = true;
-      } else if (g == 0 && old.metadata.deletion_grace_period_seconds.value_or(0) != 0) {
-        n.metadata.deletion_grace_period_seconds = 0;
+      } else if (g == 0 && old.metadata.rest->deletion_grace_period_seconds.value_or(0) != 0) {
+        n.metadata.rest->deletion_grace_period_seconds = 0;
         changed = true;
       }
     }
@@ -555,7 +555,7 @@ class Registry {
     if (defer) {
       if (!n.metadata.deletion_timestamp) {
         n.metadata.deletion_timestamp = api::meta::Time::FromUnix(now);
-        n.metadata.deletion_grace_period_seconds = 0;
+        n.metadata.rest->deletion_grace_period_seconds = 0;
         changed = true;
       }
       return WriteDeferred(cur, current, std::move(n), changed, opts);

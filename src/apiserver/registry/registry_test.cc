@@ -112,7 +112,7 @@ TEST_F(RegistryTest, CreateErrors) {
 TEST_F(RegistryTest, GenerateNameAndDryRun) {
   Registry<Pod> pods(Ctx());
   Pod p = MakePod("");
-  p.metadata.generate_name = "web-";
+  p.metadata.rest->generate_name = "web-";
   auto a = pods.Create("default", p, {});
   ASSERT_TRUE(a.ok()) << a.status().ToString();
   EXPECT_EQ(a->obj->metadata.name.size(), 9u);

@@ -167,23 +167,23 @@ Row MakeRow(const core::v1::Pod& pod, TimePoint now) {
   std::optional<int64_t> last_restart, last_sidecar_restart;
 
   const std::string& phase = pod.status.phase;
-  std::string reason = pod.status.reason.empty() ? phase : pod.status.reason;
+  std::string reason = pod.status.rest->reason.empty() ? phase : pod.status.rest->reason;
   for (const auto& c : pod.status.conditions) {
-    if (c.type == "PodScheduled" && c.reason == "SchedulingGated") reason = "SchedulingGated";
+    if (c.type == "PodScheduled" && c.rest->reason == "SchedulingGated") reason = "SchedulingGated";
   }
   if (phase == "Succeeded") row.conditions.push_back(kPodSucceeded);
   if (phase == "Failed") row.conditions.push_back(kPodFailed);
 
   std::map<std::string, const core::v1::Container*, std::less<>> init_containers;
-  for (const auto& c : pod.spec.init_containers) {
+  for (const auto& c : pod.spec.rest->init_containers) {
     init_containers[c.name] = &c;
     if (IsRestartableInit(&c)) ++total;
   }
 
   bool initializing = false;
-  const size_t n_init = pod.spec.init_containers.size();
-  for (size_t i = 0; i < pod.status.init_container_statuses.size(); ++i) {
-    ContainerStatus cs = ParseStatus(pod.status.init_container_statuses[i]);
+  const size_t n_init = pod.spec.rest->init_containers.size();
+  for (size_t i = 0; i < pod.status.rest->init_container_statuses.size(); ++i) {
+    ContainerStatus cs = ParseStatus(pod.status.rest->init_container_statuses[i]);
     restarts += cs.restart_count;
     UpdateLast(&last_restart, cs);
     auto it = init_containers.find(cs.name);
@@ -213,8 +213,8 @@ Row MakeRow(const core::v1::Pod& pod, TimePoint now) {
     restarts = sidecar_restarts;
     last_restart = last_sidecar_restart;
     bool has_running = false;
-    for (size_t k = pod.status.container_statuses.size(); k-- > 0;) {
-      ContainerStatus cs = ParseStatus(pod.status.container_statuses[k]);
+    for (size_t k = pod.status.rest->container_statuses.size(); k-- > 0;) {
+      ContainerStatus cs = ParseStatus(pod.status.rest->container_statuses[k]);
       restarts += cs.restart_count;
       UpdateLast(&last_restart, cs);
       if (cs.waiting_reason && !cs.waiting_reason->empty()) {
@@ -231,7 +231,7 @@ Row MakeRow(const core::v1::Pod& pod, TimePoint now) {
     }
   }
 
-  if (pod.metadata.deletion_timestamp && pod.status.reason == "NodeLost") {
+  if (pod.metadata.deletion_timestamp && pod.status.rest->reason == "NodeLost") {
     reason = "Unknown";
   } else if (pod.metadata.deletion_timestamp && phase != "Succeeded" && phase != "Failed") {
     reason = "Terminating";
@@ -263,7 +263,7 @@ Row MakeRow(const core::v1::Pod& pod, TimePoint now) {
                TimestampSince(pod.metadata.creation_timestamp, now),
                OrNone(pod_ip),
                OrNone(pod.spec.node_name),
-               OrNone(pod.status.nominated_node_name),
+               OrNone(pod.status.rest->nominated_node_name),
                gates};
   return row;
 }

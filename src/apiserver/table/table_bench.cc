@@ -27,7 +27,7 @@ std::vector<api::core::v1::Pod> MakePods(int n) {
     p.status.phase = "Running";
     p.status.pod_ips = {api::core::v1::PodIP{
         "10.0." + std::to_string(i / 250) + "." + std::to_string(i % 250), {}}};
-    p.status.container_statuses = {api::meta::RawJson{
+    p.status.rest->container_statuses = {api::meta::RawJson{
         R"({"name":"app","ready":true,"restartCount":1,"started":true,"state":{"running":)"
         R"({"startedAt":"2023-11-14T21:00:00Z"}},"lastState":{"terminated":{"exitCode":1,)"
         R"("finishedAt":"2023-11-14T20:59:00Z"}}})"}};

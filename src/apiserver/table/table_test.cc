@@ -44,7 +44,7 @@ core::v1::Pod RunningPod() {
   p.status.phase = "Running";
   p.status.pod_ip = "10.0.0.5";
   p.status.pod_ips = {core::v1::PodIP{"10.0.0.5", {}}};
-  p.status.container_statuses = {
+  p.status.rest->container_statuses = {
       Raw(R"({"name":"app","ready":true,"restartCount":0,"state":{"running":{}}})"),
       Raw(R"({"name":"sidecar","ready":true,"restartCount":0,"state":{"running":{}}})")};
   return p;
@@ -94,7 +94,7 @@ TEST(PodRowTest, PendingUnscheduled) {
 
 TEST(PodRowTest, WaitingReasonAndRestartsAgo) {
   core::v1::Pod p = RunningPod();
-  p.status.container_statuses[0] =
+  p.status.rest->container_statuses[0] =
       Raw(R"({"name":"app","ready":false,"restartCount":3,"state":{"waiting":{"reason":)"
           R"("CrashLoopBackOff"}},"lastState":{"terminated":{"exitCode":1,)"
           R"("finishedAt":"2023-11-14T22:11:20Z"}}})");
@@ -108,30 +108,30 @@ TEST(PodRowTest, WaitingReasonAndRestartsAgo) {
 TEST(PodRowTest, InitContainers) {
   core::v1::Pod p = RunningPod();
   p.status.phase = "Pending";
-  p.spec.init_containers.resize(2);
-  p.spec.init_containers[0].name = "i0";
-  p.spec.init_containers[1].name = "i1";
-  p.status.init_container_statuses = {
+  p.spec.rest->init_containers.resize(2);
+  p.spec.rest->init_containers[0].name = "i0";
+  p.spec.rest->init_containers[1].name = "i1";
+  p.status.rest->init_container_statuses = {
       Raw(R"({"name":"i0","state":{"terminated":{"exitCode":0,"reason":"Completed"}}})"),
       Raw(R"({"name":"i1","state":{"running":{}}})")};
-  p.status.container_statuses = {
+  p.status.rest->container_statuses = {
       Raw(R"({"name":"app","state":{"waiting":{"reason":"PodInitializing"}}})")};
   EXPECT_EQ(Strings(MakeRow(p, now))[2], "Init:1/2");
-  p.status.init_container_statuses[1] =
+  p.status.rest->init_container_statuses[1] =
       Raw(R"({"name":"i1","state":{"terminated":{"exitCode":2}}})");
   EXPECT_EQ(Strings(MakeRow(p, now))[2], "Init:ExitCode:2");
-  p.status.init_container_statuses[1] =
+  p.status.rest->init_container_statuses[1] =
       Raw(R"({"name":"i1","state":{"waiting":{"reason":"ImagePullBackOff"}}})");
   EXPECT_EQ(Strings(MakeRow(p, now))[2], "Init:ImagePullBackOff");
 }
 
 TEST(PodRowTest, SidecarCountsAsContainer) {
   core::v1::Pod p = RunningPod();
-  p.spec.init_containers.resize(1);
-  p.spec.init_containers[0].name = "proxy";
-  p.spec.init_containers[0].unknown.items.emplace_back("restartPolicy", "\"Always\"");
-  p.status.conditions = {core::v1::PodCondition{"Initialized", "True", {}, {}, "", "", {}}};
-  p.status.init_container_statuses = {
+  p.spec.rest->init_containers.resize(1);
+  p.spec.rest->init_containers[0].name = "proxy";
+  p.spec.rest->init_containers[0].unknown.items.emplace_back("restartPolicy", "\"Always\"");
+  p.status.conditions = {core::v1::PodCondition{"Initialized", "True"}};
+  p.status.rest->init_container_statuses = {
       Raw(R"({"name":"proxy","ready":true,"started":true,"restartCount":1,)"
           R"("state":{"running":{}}})")};
   auto cells = Strings(MakeRow(p, now));
@@ -147,7 +147,7 @@ TEST(PodRowTest, TerminatingAndCompleted) {
 
   core::v1::Pod done = RunningPod();
   done.status.phase = "Succeeded";
-  done.status.container_statuses = {
+  done.status.rest->container_statuses = {
       Raw(R"({"name":"app","state":{"terminated":{"exitCode":0,"reason":"Completed"}}})"),
       Raw(R"({"name":"sidecar","state":{"terminated":{"exitCode":0,"reason":"Completed"}}})")};
   Row row = MakeRow(done, now);
@@ -160,7 +160,7 @@ TEST(PodRowTest, TerminatingAndCompleted) {
 TEST(PodRowTest, ReadinessGates) {
   core::v1::Pod p = RunningPod();
   p.spec.readiness_gates = {{"example.com/a", {}}, {"example.com/b", {}}};
-  p.status.conditions = {core::v1::PodCondition{"example.com/a", "True", {}, {}, "", "", {}}};
+  p.status.conditions = {core::v1::PodCondition{"example.com/a", "True"}};
   EXPECT_EQ(Strings(MakeRow(p, now))[8], "1/2");
 }
 

@@ -3,6 +3,42 @@
 #include <memory>
 
 namespace svcplane::client::informers {
+namespace {
+
+using api::core::v1::Container;
+
+bool IsSidecar(const Container& c) {
+  for (const auto& [key, value] : c.unknown.items) {
+    if ((key == "restartPolicy" || key == "\"restartPolicy\"") && value == "\"Always\"")
+      return true;
+  }
+  return false;
+}
+
+// Name, ports (name, number, protocol) and, for sidecars, restartPolicy of the containers that
+// have ports.
+std::vector<Container> PortsOnly(const std::vector<Container>& in, bool sidecars_only) {
+  std::vector<Container> out;
+  size_t n = 0;
+  for (const auto& c : in) n += !c.ports.empty() && (!sidecars_only || IsSidecar(c));
+  out.reserve(n);
+  for (const auto& c : in) {
+    if (c.ports.empty() || (sidecars_only && !IsSidecar(c))) continue;
+    auto& o = out.emplace_back();
+    o.name = c.name;
+    if (sidecars_only) o.unknown.items.emplace_back("restartPolicy", "\"Always\"");
+    o.ports.reserve(c.ports.size());
+    for (const auto& p : c.ports) {
+      auto& port = o.ports.emplace_back();
+      port.name = p.name;
+      port.container_port = p.container_port;
+      port.protocol = p.protocol;
+    }
+  }
+  return out;
+}
+
+}  // namespace
 
 ObjectPtr<api::core::v1::Pod> SlimPodForServiceControllers(ObjectPtr<api::core::v1::Pod> pod) {
   using api::core::v1::Pod;
@@ -20,21 +56,12 @@ ObjectPtr<api::core::v1::Pod> SlimPodForServiceControllers(ObjectPtr<api::core::
   slim->spec.hostname = spec.hostname;
   slim->spec.subdomain = spec.subdomain;
   slim->spec.readiness_gates = spec.readiness_gates;
-  // Only containers with ports matter (named targetPorts resolve against them).
-  size_t with_ports = 0;
-  for (const auto& c : spec.containers) with_ports += c.ports.empty() ? 0 : 1;
-  slim->spec.containers.reserve(with_ports);
-  for (const auto& c : spec.containers) {
-    if (c.ports.empty()) continue;
-    auto& out = slim->spec.containers.emplace_back();
-    out.name = c.name;
-    out.ports.reserve(c.ports.size());
-    for (const auto& p : c.ports) {
-      auto& port = out.ports.emplace_back();
-      port.name = p.name;
-      port.container_port = p.container_port;
-      port.protocol = p.protocol;
-    }
+  // Only containers with ports matter (named targetPorts resolve against them), and of init
+  // containers only sidecars (restartPolicy: Always, kept in `unknown`), as FindPort does.
+  slim->spec.containers = PortsOnly(spec.containers, false);
+  if (!spec.rest->init_containers.empty()) {
+    auto sidecars = PortsOnly(spec.rest->init_containers, true);
+    if (!sidecars.empty()) slim->spec.rest->init_containers = std::move(sidecars);
   }
   const auto& st = pod->status;
   slim->status.phase = st.phase;

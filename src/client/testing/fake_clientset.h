@@ -99,8 +99,8 @@ class FakeResourceClient final : public ResourceClient<T> {
   Result<ObjectPtr<T>> Create(const T& obj, const WriteOptions& = {}) override {
     std::lock_guard<std::mutex> l(mu_);
     T copy = obj;
-    if (copy.metadata.name.empty() && !copy.metadata.generate_name.empty()) {
-      copy.metadata.name = copy.metadata.generate_name + RandomNameSuffix();
+    if (copy.metadata.name.empty() && !copy.metadata.rest->generate_name.empty()) {
+      copy.metadata.name = copy.metadata.rest->generate_name + RandomNameSuffix();
     }
     const auto& m = copy.metadata;
     if (auto st = RecordLocked({"create", m.namespace_, m.name, {}})) return *st;

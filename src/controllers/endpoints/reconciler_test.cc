@@ -470,10 +470,10 @@ TEST_F(EndpointsReconcilerTest, NamedPortFoundInSidecarInitContainer) {
   cp.container_port = 9100;
   cp.protocol = "TCP";
   sidecar.ports.push_back(cp);
-  p.spec.init_containers.push_back(sidecar);
+  p.spec.rest->init_containers.push_back(sidecar);
   // A plain init container does not count.
   EXPECT_THAT(DesiredSubsets(svc, {std::make_shared<const Pod>(p)}), IsEmpty());
-  p.spec.init_containers[0].unknown.items.emplace_back("restartPolicy", "\"Always\"");
+  p.spec.rest->init_containers[0].unknown.items.emplace_back("restartPolicy", "\"Always\"");
   auto subsets = DesiredSubsets(svc, {std::make_shared<const Pod>(p)});
   ASSERT_EQ(subsets.size(), 1u);
   EXPECT_THAT(subsets[0].ports, ElementsAre(Port(9100)));

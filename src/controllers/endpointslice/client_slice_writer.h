@@ -54,7 +54,7 @@ class ClientSliceWriter final : public SliceWriter {
     api::discovery::v1::EndpointSlice copy = slice;
     copy.metadata.uid = (*current)->metadata.uid;
     copy.metadata.creation_timestamp = (*current)->metadata.creation_timestamp;
-    copy.metadata.generation = (*current)->metadata.generation;
+    copy.metadata.rest->generation = (*current)->metadata.rest->generation;
     auto r = client_.Update(copy);
     if (!r.ok()) return r.status();
     ++updates;

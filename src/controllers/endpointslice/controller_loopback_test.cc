@@ -63,7 +63,7 @@ TEST_F(EndpointSliceLoopbackTest, ServiceWithPodsGetsSlicesThatFollowThePods) {
     EXPECT_EQ(s->address_type, "IPv4");
     EXPECT_EQ(s->metadata.labels.at("endpointslice.kubernetes.io/managed-by"),
               "endpointslice-controller.k8s.io");
-    EXPECT_THAT(s->metadata.generate_name, "svc-");
+    EXPECT_THAT(s->metadata.rest->generate_name, "svc-");
     EXPECT_TRUE(
         s->metadata.annotations.contains("endpoints.kubernetes.io/last-change-trigger-time"));
   }

@@ -46,7 +46,7 @@ TEST_P(ReconcilerTest, NoPodsCreatesPlaceholder) {
   EXPECT_TRUE(s.ports->empty());
   EXPECT_TRUE(s.endpoints.empty());
   EXPECT_EQ(s.address_type, "IPv4");
-  EXPECT_EQ(s.metadata.generate_name, "svc-");
+  EXPECT_EQ(s.metadata.rest->generate_name, "svc-");
   EXPECT_EQ(s.metadata.labels, (api::meta::StringMap{{"kubernetes.io/service-name", "svc"},
                                                      {"endpointslice.kubernetes.io/managed-by",
                                                       "endpointslice-controller.k8s.io"}}));

@@ -12,7 +12,8 @@ std::string SliceTracker::KeyOf(const api::discovery::v1::EndpointSlice& slice) 
 
 void SliceTracker::Update(const api::discovery::v1::EndpointSlice& slice) {
   std::lock_guard lock(mu_);
-  services_[KeyOf(slice)].generation_by_slice_uid[slice.metadata.uid] = slice.metadata.generation;
+  services_[KeyOf(slice)].generation_by_slice_uid[slice.metadata.uid] =
+      slice.metadata.rest->generation;
 }
 
 void SliceTracker::ExpectDeletion(const api::discovery::v1::EndpointSlice& slice) {
@@ -26,7 +27,7 @@ bool SliceTracker::ShouldSync(const api::discovery::v1::EndpointSlice& slice) co
   if (svc == services_.end()) return true;
   auto it = svc->second.generation_by_slice_uid.find(slice.metadata.uid);
   if (it == svc->second.generation_by_slice_uid.end()) return true;
-  return slice.metadata.generation > it->second;
+  return slice.metadata.rest->generation > it->second;
 }
 
 bool SliceTracker::Has(const api::discovery::v1::EndpointSlice& slice) const {
@@ -70,7 +71,7 @@ bool SliceTracker::StaleSlices(
     provided.insert(s->metadata.uid);
     auto it = rec.generation_by_slice_uid.find(s->metadata.uid);
     if (it == rec.generation_by_slice_uid.end()) continue;
-    if (it->second == kDeletionExpected || it->second > s->metadata.generation) return true;
+    if (it->second == kDeletionExpected || it->second > s->metadata.rest->generation) return true;
   }
   for (const auto& [uid, gen] : rec.generation_by_slice_uid) {
     if (gen != kDeletionExpected && !provided.count(uid)) return true;

@@ -15,7 +15,7 @@ EndpointSlice SliceOf(const Service& s, const std::string& uid, int64_t generati
   EndpointSlice e = NewSlice(s, {}, "IPv4");
   e.metadata.name = "slice-" + uid;
   e.metadata.uid = uid;
-  e.metadata.generation = generation;
+  e.metadata.rest->generation = generation;
   return e;
 }
 
@@ -28,7 +28,7 @@ TEST(SliceTracker, ShouldSyncOnlyForNewerGenerations) {
   t.Update(e);
   EXPECT_TRUE(t.Has(e));
   EXPECT_FALSE(t.ShouldSync(e));
-  e.metadata.generation = 2;
+  e.metadata.rest->generation = 2;
   EXPECT_TRUE(t.ShouldSync(e));
 }
 

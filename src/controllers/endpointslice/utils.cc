@@ -159,7 +159,7 @@ std::optional<int32_t> FindPort(const Pod& pod, const api::core::v1::ServicePort
   if (auto p = FindNamedPort(pod.spec.containers, target.str_value, port.protocol, false)) {
     return p;
   }
-  return FindNamedPort(pod.spec.init_containers, target.str_value, port.protocol, true);
+  return FindNamedPort(pod.spec.rest->init_containers, target.str_value, port.protocol, true);
 }
 
 std::vector<EndpointPort> EndpointPortsForPod(const Service& service, const Pod& pod) {
@@ -343,7 +343,7 @@ EndpointSlice NewSlice(const Service& service, std::vector<EndpointPort> ports,
   EndpointSlice slice;
   slice.kind = "EndpointSlice";
   slice.api_version = "discovery.k8s.io/v1";
-  slice.metadata.generate_name = GenerateNamePrefix(service);
+  slice.metadata.rest->generate_name = GenerateNamePrefix(service);
   slice.metadata.namespace_ = service.metadata.namespace_;
   slice.metadata.labels = SliceLabels(service);
   slice.metadata.owner_references.push_back(ServiceOwnerReference(service));

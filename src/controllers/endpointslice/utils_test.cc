@@ -73,7 +73,7 @@ TEST(EndpointPorts, NamedPortsSidecarsAndOrder) {
   sp.container_port = 9000;
   sp.protocol = "TCP";
   sidecar.ports.push_back(sp);
-  pod.spec.init_containers.push_back(sidecar);
+  pod.spec.rest->init_containers.push_back(sidecar);
   auto ports = EndpointPortsForPod(s, pod);
   ASSERT_EQ(ports.size(), 2u);
   EXPECT_EQ(ports[0].name, "m");
@@ -82,7 +82,7 @@ TEST(EndpointPorts, NamedPortsSidecarsAndOrder) {
   EXPECT_EQ(ports[1].name, "z");
   EXPECT_EQ(ports[1].port, 8080);
   // A plain init container does not serve.
-  pod.spec.init_containers[0].unknown.items.clear();
+  pod.spec.rest->init_containers[0].unknown.items.clear();
   EXPECT_EQ(EndpointPortsForPod(s, pod).size(), 1u);
 
   std::vector<EndpointPort> reversed(ports.rbegin(), ports.rend());

@@ -76,7 +76,7 @@ EndpointSlice NewSlice(const Endpoints& endpoints, const Group& group, const std
   s.metadata.namespace_ = endpoints.metadata.namespace_;
   if (name.empty()) {
     std::string prefix = endpoints.metadata.name + "-";
-    s.metadata.generate_name = prefix.size() > 253 ? endpoints.metadata.name : prefix;
+    s.metadata.rest->generate_name = prefix.size() > 253 ? endpoints.metadata.name : prefix;
   } else {
     s.metadata.name = name;
   }
@@ -190,7 +190,7 @@ void Recycle(MirrorPlan* plan) {
     }
     EndpointSlice s = std::move(plan->to_create[i]);
     s.metadata.name = (*del)->metadata.name;
-    s.metadata.generate_name.clear();
+    s.metadata.rest->generate_name.clear();
     plan->to_update.push_back(std::move(s));
     plan->to_create.erase(plan->to_create.begin() + static_cast<std::ptrdiff_t>(i));
     plan->to_delete.erase(del);

@@ -216,7 +216,7 @@ TEST_F(MirroringTest, SliceShape) {
   auto slices = Mirrored(e);
   ASSERT_THAT(slices, SizeIs(1));
   const EndpointSlice& s = *slices[0];
-  EXPECT_EQ(s.metadata.generate_name, "foo-");
+  EXPECT_EQ(s.metadata.rest->generate_name, "foo-");
   EXPECT_EQ(s.metadata.labels,
             (api::meta::StringMap{{"app", "a"},
                                   {"kubernetes.io/service-name", "foo"},

@@ -139,7 +139,7 @@ template <meta::Reflected T, size_t I>
 bool DecodeFieldAt(od::value v, T& out, DecodeContext& ctx) {
   const auto& f = std::get<I>(meta::kFieldsOf<T>);
   ctx.Push(f.json_name);
-  if (!DecodeValue(v, out.*(f.member), ctx)) return false;
+  if (!f.Decode(out, [&](auto& m) { return DecodeValue(v, m, ctx); })) return false;
   ctx.Pop();
   return true;
 }

@@ -107,7 +107,7 @@ void EncodeValue(JsonWriter& w, const T& v) {
   w.Char('{');
   bool first = true;
   meta::ForEachField<T>([&](const auto& f) {
-    const auto& member = v.*(f.member);
+    const auto& member = f.Get(v);
     using M = std::decay_t<decltype(member)>;
     bool raw_as_object = false;
     if constexpr (std::is_same_v<M, meta::RawJson>) {

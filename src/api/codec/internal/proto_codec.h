@@ -137,12 +137,12 @@ struct HoldsRawJson<std::map<K, M, C>> : HoldsRawJson<M> {};
 template <meta::Reflected T, size_t I>
 void EncodeFieldAt(ProtoWriter& w, const T& v, const ProtoMessage* schema) {
   const auto& f = std::get<I>(meta::kFieldsOf<T>);
-  using M = std::decay_t<decltype(v.*(f.member))>;
+  using M = typename std::decay_t<decltype(f)>::MemberType;
   const ProtoField* sf = nullptr;
   if constexpr (HoldsRawJson<M>::value) {
     if (schema) sf = schema->FieldByNumber(static_cast<uint32_t>(f.proto));
   }
-  EncodeField(w, static_cast<uint32_t>(f.proto), v.*(f.member), sf);
+  EncodeField(w, static_cast<uint32_t>(f.proto), f.Get(v), sf);
 }
 
 template <meta::Reflected T, size_t... I>
@@ -381,12 +381,12 @@ template <meta::Reflected T, size_t I>
 bool DecodeFieldAt(WireType wt, std::string_view raw, T& out, ProtoDecodeState& st,
                    const ProtoMessage* schema) {
   const auto& f = std::get<I>(meta::kFieldsOf<T>);
-  using M = std::decay_t<decltype(out.*(f.member))>;
+  using M = typename std::decay_t<decltype(f)>::MemberType;
   const ProtoField* sf = nullptr;
   if constexpr (HoldsRawJson<M>::value) {
     if (schema) sf = schema->FieldByNumber(static_cast<uint32_t>(f.proto));
   }
-  if (!DecodeField(wt, raw, out.*(f.member), st, sf)) {
+  if (!f.Decode(out, [&](auto& m) { return DecodeField(wt, raw, m, st, sf); })) {
     // Build the path outwards: ".spec.containers.name: invalid UTF-8 in string".
     st.error = "." + std::string(f.json_name) + (st.error.starts_with(".") ? "" : ": ") + st.error;
     return false;

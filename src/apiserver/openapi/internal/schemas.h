@@ -51,7 +51,7 @@ class SchemaSet {
     json::object props;
     json::array required;
     api::meta::ForEachField<T>([&](const auto& f) {
-      using M = std::remove_cvref_t<decltype(std::declval<T>().*(f.member))>;
+      using M = typename std::remove_cvref_t<decltype(f)>::MemberType;
       json::object p = PropertySchema<M>();
       const FieldInfo* info = LookupField(name, f.json_name);
       if (info) Decorate(info, &p);

@@ -73,7 +73,7 @@ void WriteTables(const std::string& dir) {
   api::core::v1::Pod running = pod;
   running.metadata.resource_version = "11";
   running.status.phase = "Running";
-  running.status.container_statuses = {
+  running.status.rest->container_statuses = {
       api::meta::RawJson{R"({"name":"app","ready":true,"state":{"running":{}}})"}};
   api::core::v1::Pod second = pod;
   second.metadata.name = "web-1";

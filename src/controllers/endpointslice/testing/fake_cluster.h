@@ -143,8 +143,9 @@ class FakeResource final : public client::ResourceClient<T>,
     std::unique_lock<std::mutex> l(mu_);
     if (fail_next_create_) return Take(fail_next_create_);
     if (c.metadata.name.empty()) {
-      if (c.metadata.generate_name.empty()) return InvalidError("name or generateName is required");
-      c.metadata.name = c.metadata.generate_name + Suffix(++generated_);
+      if (c.metadata.rest->generate_name.empty())
+        return InvalidError("name or generateName is required");
+      c.metadata.name = c.metadata.rest->generate_name + Suffix(++generated_);
     }
     const std::string key = Key(c.metadata.namespace_, c.metadata.name);
     if (items_.contains(key)) {
@@ -152,7 +153,7 @@ class FakeResource final : public client::ResourceClient<T>,
     }
     c.metadata.uid = resource_ + "-uid-" + std::to_string(++uids_);
     c.metadata.resource_version = NextRv();
-    c.metadata.generation = 1;
+    c.metadata.rest->generation = 1;
     if (c.metadata.creation_timestamp.IsZero()) {
       c.metadata.creation_timestamp = api::meta::Time::FromUnix(1700000000);
     }
@@ -305,8 +306,8 @@ class FakeResource final : public client::ResourceClient<T>,
     T c = obj;
     c.metadata.uid = old->metadata.uid;
     c.metadata.creation_timestamp = old->metadata.creation_timestamp;
-    c.metadata.generate_name = old->metadata.generate_name;
-    c.metadata.generation = old->metadata.generation + 1;
+    c.metadata.rest->generate_name = old->metadata.rest->generate_name;
+    c.metadata.rest->generation = old->metadata.rest->generation + 1;
     c.metadata.resource_version = NextRv();
     auto p = std::make_shared<const T>(std::move(c));
     it->second = p;

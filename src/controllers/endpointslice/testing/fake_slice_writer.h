@@ -26,12 +26,13 @@ class FakeSliceWriter final : public SliceWriter {
       const api::discovery::v1::EndpointSlice& slice) override {
     if (fail_next_create_) return TakeFailure(fail_next_create_);
     api::discovery::v1::EndpointSlice c = slice;
-    if (c.metadata.name.empty()) c.metadata.name = c.metadata.generate_name + Suffix(++names_);
+    if (c.metadata.name.empty())
+      c.metadata.name = c.metadata.rest->generate_name + Suffix(++names_);
     if (store_.count(c.metadata.name)) {
       return AlreadyExistsError("endpointslices \"" + c.metadata.name + "\" already exists");
     }
     c.metadata.uid = "uid-" + std::to_string(++uids_);
-    c.metadata.generation = 1;
+    c.metadata.rest->generation = 1;
     c.metadata.resource_version = std::to_string(++rv_);
     store_[c.metadata.name] = std::make_shared<const api::discovery::v1::EndpointSlice>(c);
     actions_.push_back({"create", c.metadata.name});
@@ -51,8 +52,8 @@ class FakeSliceWriter final : public SliceWriter {
     }
     api::discovery::v1::EndpointSlice c = slice;
     c.metadata.uid = it->second->metadata.uid;
-    c.metadata.generate_name = it->second->metadata.generate_name;
-    c.metadata.generation = it->second->metadata.generation + 1;
+    c.metadata.rest->generate_name = it->second->metadata.rest->generate_name;
+    c.metadata.rest->generation = it->second->metadata.rest->generation + 1;
     c.metadata.resource_version = std::to_string(++rv_);
     it->second = std::make_shared<const api::discovery::v1::EndpointSlice>(c);
     actions_.push_back({"update", c.metadata.name});
@@ -73,7 +74,7 @@ class FakeSliceWriter final : public SliceWriter {
       api::discovery::v1::EndpointSlice slice) {
     if (slice.metadata.name.empty()) slice.metadata.name = "seed-" + std::to_string(++names_);
     if (slice.metadata.uid.empty()) slice.metadata.uid = "uid-" + std::to_string(++uids_);
-    if (slice.metadata.generation == 0) slice.metadata.generation = 1;
+    if (slice.metadata.rest->generation == 0) slice.metadata.rest->generation = 1;
     slice.metadata.resource_version = std::to_string(++rv_);
     auto p = std::make_shared<const api::discovery::v1::EndpointSlice>(std::move(slice));
     store_[p->metadata.name] = p;
