@@ -2,6 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <deque>
+#include <future>
+#include <optional>
+#include <thread>
 #include <utility>
 
 #include "api/codec/json.h"
@@ -10,6 +15,7 @@
 #include "base/check.h"
 #include "client/transport/https_transport.h"
 #include "client/transport/kubeconfig.h"
+#include "client/transport/list_stream.h"
 
 namespace svcplane::client::typed {
 namespace {
@@ -81,6 +87,9 @@ class RestResourceClient final : public ResourceClient<T> {
   }
 
   Result<ObjectList<T>> List(std::string_view ns, const ListOptions& options) override {
+    bool streamed = false;
+    auto out = StreamList(ns, options, &streamed);
+    if (streamed) return out;
     auto list = [&]() -> Result<api::meta::List<T>> {
       if (rest_->protobuf()) {
         return DecodeResponse<api::meta::List<T>>(
@@ -93,13 +102,154 @@ class RestResourceClient final : public ResourceClient<T> {
       return l;
     }();
     if (!list.ok()) return list.status();
+    return ToObjectList(std::move(*list));
+  }
+
+  static ObjectList<T> ToObjectList(api::meta::List<T> list) {
     ObjectList<T> out;
-    out.items.reserve(list->items.size());
-    for (T& item : list->items) out.items.push_back(std::make_shared<const T>(std::move(item)));
-    out.resource_version = std::move(list->metadata.resource_version);
-    out.continue_token = std::move(list->metadata.continue_);
+    out.items.reserve(list.items.size());
+    for (T& item : list.items) out.items.push_back(std::make_shared<const T>(std::move(item)));
+    out.resource_version = std::move(list.metadata.resource_version);
+    out.continue_token = std::move(list.metadata.continue_);
     return out;
   }
+
+  // The list decoded item by item while its body arrives (JSON or protobuf), so that decoding
+  // overlaps the transfer and the client never holds the whole body; batches of items decode on
+  // other threads while this one reads on. *streamed: false if the transport cannot stream
+  // (nothing was sent).
+  Result<ObjectList<T>> StreamList(std::string_view ns, const ListOptions& options,
+                                   bool* streamed) {
+    transport::JsonListSplitter json;
+    transport::ProtobufListSplitter proto;
+    std::optional<BatchDecoder> decoder;
+    Status split_error;
+    auto on_item = [&](std::string_view item) {
+      decoder->Add(item);
+      return true;
+    };
+    auto on_bytes = [&](const transport::HttpResponse& head, std::string_view chunk) {
+      if (!decoder) decoder.emplace(transport::RestClient::IsProtobufResponse(head));
+      Status st = decoder->protobuf() ? proto.Feed(chunk, on_item) : json.Feed(chunk, on_item);
+      if (!st.ok()) split_error = InternalError("decoding list: " + st.message());
+      return split_error.ok();
+    };
+    Status st =
+        rest_->StreamNegotiated(rest_->ListTarget(Ref(ns, ""), options), on_bytes, streamed);
+    if (!*streamed) return st;
+    ObjectList<T> out;
+    Status decoded = Status::Ok();
+    if (decoder) decoded = decoder->Finish(&out.items);  // joins the decoding threads
+    if (!split_error.ok()) return split_error;
+    if (!st.ok()) return st;
+    if (!decoded.ok()) return decoded;
+    api::meta::ListMeta meta;
+    if (decoder && decoder->protobuf()) {
+      if (Status fin = proto.Finish(); !fin.ok()) {
+        return InternalError("decoding list: " + fin.message());
+      }
+      auto l = api::codec::DecodeProtobufMessage<api::meta::List<T>>(proto.metadata_field());
+      if (!l.ok()) return InternalError("decoding list metadata: " + l.status().message());
+      meta = std::move(l->metadata);
+    } else {
+      if (Status fin = json.Finish(); !fin.ok()) {
+        return InternalError("decoding list: " + fin.message());
+      }
+      if (!json.metadata().empty()) {
+        auto m = api::codec::DecodeJson<api::meta::ListMeta>(json.metadata());
+        if (!m.ok()) return InternalError("decoding list metadata: " + m.status().message());
+        meta = std::move(*m);
+      }
+    }
+    out.resource_version = std::move(meta.resource_version);
+    out.continue_token = std::move(meta.continue_);
+    return out;
+  }
+
+  // Decodes items (JSON, or protobuf messages) in batches on short-lived threads (a few in flight,
+  // so a slow decoder holds the reader back instead of the body piling up), in order. A list of
+  // fewer items than one batch decodes on the caller's thread with no thread started.
+  class BatchDecoder {
+   public:
+    static constexpr size_t kBatchItems = 256;
+
+    explicit BatchDecoder(bool protobuf) : protobuf_(protobuf) {}
+    bool protobuf() const { return protobuf_; }
+
+    void Add(std::string_view item) {
+      pending_.ends.push_back(pending_.bytes.size() + item.size());
+      pending_.bytes.append(item);
+      if (pending_.ends.size() == kBatchItems) Submit();
+    }
+
+    // The decoded items in order, or the first decode error.
+    Status Finish(std::vector<ObjectPtr<T>>* out) {
+      while (!in_flight_.empty()) TakeOldest();
+      Take(Decode(pending_, protobuf_));
+      pending_ = {};
+      *out = std::move(done_);
+      return error_;
+    }
+
+    ~BatchDecoder() {
+      for (auto& f : in_flight_) f.wait();
+    }
+
+   private:
+    struct Batch {
+      std::string bytes;         // the items back to back
+      std::vector<size_t> ends;  // where each ends in `bytes`
+    };
+
+    static Result<std::vector<ObjectPtr<T>>> Decode(const Batch& b, bool protobuf) {
+      std::vector<ObjectPtr<T>> items;
+      items.reserve(b.ends.size());
+      size_t begin = 0;
+      for (size_t end : b.ends) {
+        const std::string_view item = std::string_view(b.bytes).substr(begin, end - begin);
+        auto obj =
+            protobuf ? api::codec::DecodeProtobufMessage<T>(item) : api::codec::DecodeJson<T>(item);
+        if (!obj.ok()) return InternalError("decoding list: " + obj.status().message());
+        items.push_back(std::make_shared<const T>(std::move(*obj)));
+        begin = end;
+      }
+      return items;
+    }
+
+    void Take(Result<std::vector<ObjectPtr<T>>> r) {
+      if (!r.ok()) {
+        if (error_.ok()) error_ = r.status();
+        return;
+      }
+      if (done_.empty()) {
+        done_ = std::move(*r);
+      } else {
+        done_.insert(done_.end(), std::make_move_iterator(r->begin()),
+                     std::make_move_iterator(r->end()));
+      }
+    }
+
+    void TakeOldest() {
+      Take(in_flight_.front().get());
+      in_flight_.pop_front();
+    }
+
+    void Submit() {
+      static const size_t max_in_flight = std::max(2u, std::thread::hardware_concurrency()) + 1;
+      // Results are taken in submission order, so the items keep the list's order.
+      if (in_flight_.size() >= max_in_flight) TakeOldest();
+      in_flight_.push_back(std::async(
+          std::launch::async, [b = std::move(pending_), pb = protobuf_] { return Decode(b, pb); }));
+      pending_ = {};
+      pending_.bytes.reserve(1 << 20);
+    }
+
+    const bool protobuf_;
+    Batch pending_;
+    std::deque<std::future<Result<std::vector<ObjectPtr<T>>>>> in_flight_;
+    std::vector<ObjectPtr<T>> done_;
+    Status error_;
+  };
 
   Status Watch(std::string_view ns, const ListOptions& options, const WatchEventHandler<T>& handler,
                CancelToken& cancel) override {
