@@ -55,7 +55,9 @@ class RecordingTransport final : public client::transport::HttpTransport {
                                    const client::transport::BytesHandler& on_bytes,
                                    client::CancelToken& cancel) override {
     auto r = inner_->StreamBytes(request, on_bytes, cancel);
-    if (r.ok()) Record("watch ", *r);
+    // Lists stream too (decoded while they arrive): only watch=true requests are watches.
+    const bool watch = request.target.find("watch=true") != std::string::npos;
+    if (r.ok()) Record(watch ? "watch " : "", *r);
     return r;
   }
 

@@ -63,11 +63,14 @@ class Registry {
       opts.match = q.exact ? storage::RevisionMatch::kExact : storage::RevisionMatch::kNotOlderThan;
     }
     const bool filtered = !q.label.Empty() || !q.field.Empty();
+    // As kube-apiserver's watch cache (cacher.go computeListLimit), a list at resourceVersion
+    // "0" ignores the limit: reflectors list at "0" in pages of 500 and get everything at once.
+    const size_t limit = q.resource_version == "0" && q.continue_token.empty() ? 0 : q.limit;
     ObjectList<T> out;
     // Pages of the store until `limit` matching items are found, all at one snapshot.
     while (true) {
-      opts.limit = q.limit == 0 ? 0 : std::max<size_t>(q.limit - out.items.size(), 64);
-      if (!filtered && q.limit != 0) opts.limit = q.limit - out.items.size();
+      opts.limit = limit == 0 ? 0 : std::max<size_t>(limit - out.items.size(), 64);
+      if (!filtered && limit != 0) opts.limit = limit - out.items.size();
       auto page = ctx_.store->List(opts);
       if (!page.ok()) return MapListError(page.status());
       out.revision = page->revision;
@@ -75,7 +78,7 @@ class Registry {
       size_t consumed = 0;
       std::string next_key;
       for (const auto& kv : page->items) {
-        if (q.limit != 0 && out.items.size() == q.limit) {
+        if (limit != 0 && out.items.size() == limit) {
           next_key = kv.key;
           break;
         }
@@ -86,7 +89,7 @@ class Registry {
       }
       if (next_key.empty()) next_key = page->continue_key;
       if (next_key.empty()) break;  // the collection is exhausted
-      if (q.limit != 0 && out.items.size() == q.limit) {
+      if (limit != 0 && out.items.size() == limit) {
         out.continue_token = EncodeContinueToken(
             {page->revision, next_key.substr(std::min(next_key.size(), opts.prefix.size()))});
         if (!filtered) {

@@ -260,6 +260,31 @@ TEST_F(RegistryTest, ListWithSelectorsAndPagination) {
   ASSERT_EQ(one->items.size(), 1u);
 }
 
+// kube-apiserver's watch cache ignores the limit of a list at resourceVersion "0" (cacher.go
+// computeListLimit): a reflector's first list, limit=500&resourceVersion=0, gets everything.
+TEST_F(RegistryTest, ListAtResourceVersionZeroIgnoresTheLimit) {
+  Registry<Pod> pods(Ctx());
+  for (int i = 0; i < 5; ++i)
+    ASSERT_TRUE(pods.Create("default", MakePod("p" + std::to_string(i)), {}).ok());
+  ListQuery q;
+  q.limit = 2;
+  q.resource_version = "0";
+  auto all = pods.List("default", q);
+  ASSERT_TRUE(all.ok());
+  EXPECT_EQ(all->items.size(), 5u);
+  EXPECT_TRUE(all->continue_token.empty());
+  // Any other version (and none) still pages.
+  q.resource_version.clear();
+  auto page = pods.List("default", q);
+  ASSERT_TRUE(page.ok());
+  EXPECT_EQ(page->items.size(), 2u);
+  EXPECT_FALSE(page->continue_token.empty());
+  q.resource_version = std::to_string(all->revision);
+  page = pods.List("default", q);
+  ASSERT_TRUE(page.ok());
+  EXPECT_EQ(page->items.size(), 2u);
+}
+
 TEST_F(RegistryTest, DeleteWithFinalizersIsDeferredUntilTheyAreRemoved) {
   Registry<Service> services(Ctx());
   Service s = MakeService("web");

@@ -2,8 +2,11 @@
 
 // client-go's Reflector: keeps a cache in step with one resource by listing it, then watching
 // from the list's resourceVersion.
-//   - The list is paged (limit page_size) at resourceVersion "" (a consistent read); a continue
-//     token that expires mid-way (410) restarts it unpaged.
+//   - As client-go, the first list asks for resourceVersion "0" in pages of page_size (a server
+//     with a watch cache, as kube-apiserver and ours, ignores the limit at "0" and answers the
+//     whole list at once); a relist asks for the last version seen, unpaged, unless the server
+//     paged at "0"; a version that is gone or too new falls back to "" (a consistent read).
+//     A continue token that expires mid-way (410) restarts the list unpaged.
 //   - Watches ask for bookmarks and end server-side after a random 5-10 min (timeoutSeconds),
 //     then resume from the last resourceVersion seen, so no event is lost or repeated.
 //   - 410 Gone (the resourceVersion was compacted away) relists at once.
@@ -99,21 +102,28 @@ class Reflector {
     clock_.WaitUntil(lock, cv_, clock_.Now() + d, [this] { return stopped_; });
   }
 
-  Result<ObjectList<T>> ListAll() {
-    ++lists_;
-    ListOptions opts;
-    opts.label_selector = options_.label_selector;
-    opts.field_selector = options_.field_selector;
-    opts.limit = options_.page_size;
+  // client-go's relistResourceVersion: "0" for the first list (any recent state will do, and
+  // kube-apiserver serves it from the watch cache), the last version seen for a relist (a list
+  // "not older than" it), "" (a consistent read) once that version proved unavailable.
+  std::string RelistResourceVersion() const {
+    if (last_sync_rv_unavailable_) return "";
+    if (last_sync_rv_.empty()) return "0";
+    return last_sync_rv_;
+  }
+
+  // client-go's pager: pages of `page_size` (0: one request) from `opts`; the pages after the
+  // first carry the continue token and no resourceVersion; a continue token that expired (410)
+  // restarts as one unpaged list at the requested version. `*paginated`: the server paged.
+  Result<ObjectList<T>> ListPages(ListOptions opts, int64_t page_size, bool* paginated) {
+    opts.limit = page_size;
+    const ListOptions requested = opts;
     ObjectList<T> all;
     while (true) {
       auto page = client_.List(options_.namespace_, opts);
       if (!page.ok()) {
-        if (IsGone(page.status()) && !opts.continue_token.empty()) {
-          // The snapshot behind the continue token was compacted: one consistent unpaged list.
-          ListOptions whole = opts;
+        if (IsResourceExpired(page.status()) && !opts.continue_token.empty()) {
+          ListOptions whole = requested;
           whole.limit = 0;
-          whole.continue_token.clear();
           return client_.List(options_.namespace_, whole);
         }
         return page.status();
@@ -127,7 +137,50 @@ class Reflector {
       all.resource_version = page->resource_version;
       if (page->continue_token.empty() || stopped()) return all;
       opts.continue_token = std::move(page->continue_token);
+      opts.resource_version
+          .clear();  // "specifying resource version is not allowed when using continue"
+      opts.resource_version_match.clear();
+      *paginated = true;
     }
+  }
+
+  // client-go's Reflector.list: which version and page size to list with, and the fallback to
+  // a consistent read when that version is unavailable.
+  Result<ObjectList<T>> ListAll() {
+    ++lists_;
+    ListOptions opts;
+    opts.label_selector = options_.label_selector;
+    opts.field_selector = options_.field_selector;
+    opts.resource_version = RelistResourceVersion();
+    int64_t page_size = options_.page_size;
+    if (!paginated_result_ && !opts.resource_version.empty() && opts.resource_version != "0") {
+      // A list "not older than" a version is served from the watch cache only when unpaged:
+      // do not send the whole list to etcd on a relist (client-go turns paging off here too).
+      // At "0" the watch cache ignores the limit anyway, and a server without one pages.
+      page_size = 0;
+    }
+    bool paginated = false;
+    auto list = ListPages(opts, page_size, &paginated);
+    if (!list.ok() &&
+        (IsResourceExpired(list.status()) || IsTooLargeResourceVersion(list.status()))) {
+      // The version is compacted away, or the server's cache is behind it: a consistent read.
+      last_sync_rv_unavailable_ = true;
+      ListOptions again = opts;
+      again.resource_version = RelistResourceVersion();
+      list = ListPages(again, page_size, &paginated);
+    }
+    if (!list.ok()) return list.status();
+    // A server that pages lists at "0" has no watch cache: keep paging later relists too.
+    if (opts.resource_version == "0" && paginated) paginated_result_ = true;
+    last_sync_rv_unavailable_ = false;
+    last_sync_rv_ = list->resource_version;
+    return list;
+  }
+
+  // client-go's isTooLargeResourceVersionError: the server's cache has not caught up with the
+  // asked version (504 Timeout "Too large resource version").
+  static bool IsTooLargeResourceVersion(const Status& st) {
+    return IsTimeout(st) && st.message().find("Too large resource version") != std::string::npos;
   }
 
   Status ListAndWatch() {
@@ -159,6 +212,7 @@ class Reflector {
           [&](WatchEvent<T> ev) {
             ++events;
             rv = ev.object->metadata.resource_version;
+            last_sync_rv_ = rv;
             if (ev.type != WatchEventType::kBookmark) sink_.apply(ev.type, std::move(ev.object));
             sink_.progress(rv);
             return !cancel->cancelled();
@@ -200,6 +254,10 @@ class Reflector {
   std::condition_variable cv_;
   bool stopped_ = false;                 // guarded by mu_
   std::shared_ptr<CancelToken> cancel_;  // guarded by mu_: the running watch's
+  // Reflector thread only (client-go's lastSyncResourceVersion and friends).
+  std::string last_sync_rv_;
+  bool last_sync_rv_unavailable_ = false;
+  bool paginated_result_ = false;
   std::atomic<int> lists_{0};
   std::atomic<int> watches_{0};
 };

@@ -80,11 +80,13 @@ TEST(ReflectorTest, PagedListThenWatchFromTheListsVersion) {
   FakeResourceClient<Pod> client;
   client.AddList([](const ListOptions& o) {
     EXPECT_EQ(o.limit, 2);
-    EXPECT_EQ(o.resource_version, "");
+    EXPECT_EQ(o.resource_version, "0");  // client-go: the first list may come from a cache
     return MakeList<Pod>({TestPod("a", "5"), TestPod("b", "6")}, "10", "page2");
   });
   client.AddList([](const ListOptions& o) {
     EXPECT_EQ(o.continue_token, "page2");
+    EXPECT_EQ(o.limit, 2);
+    EXPECT_EQ(o.resource_version, "");  // not allowed with a continue token
     return MakeList<Pod>({TestPod("c", "7")}, "10");
   });
   client.AddWatch([](const ListOptions&, const WatchEventHandler<Pod>& h, CancelToken&) {
@@ -124,6 +126,87 @@ TEST(ReflectorTest, GoneRelistsAtOnce) {
   EXPECT_EQ(client.watch_calls()[1].resource_version, "30");
 }
 
+// client-go's relistResourceVersion: after a watch's 410 the relist asks for the last version the
+// reflector saw, unpaged (a server with a watch cache answers it from the cache); if that version
+// is gone too, a consistent read (""); the next relist goes back to the version it listed at.
+TEST(ReflectorTest, RelistAsksForTheLastVersionSeenThenFallsBackToAConsistentRead) {
+  FakeResourceClient<Pod> client;
+  client.AddList([](const ListOptions& o) {
+    EXPECT_EQ(o.resource_version, "0");
+    EXPECT_EQ(o.limit, 500);
+    return MakeList<Pod>({TestPod("a", "5")}, "10");  // the server ignored the limit
+  });
+  client.AddWatch([](const ListOptions&, const WatchEventHandler<Pod>& h, CancelToken&) {
+    h({WatchEventType::kModified, TestPod("a", "12")});
+    return GoneError("too old resource version: 12 (20)");
+  });
+  client.AddList([](const ListOptions& o) -> Result<ObjectList<Pod>> {
+    EXPECT_EQ(o.resource_version, "12");
+    EXPECT_EQ(o.limit, 0);
+    return GoneError("too old resource version: 12 (20)");
+  });
+  client.AddList([](const ListOptions& o) {
+    EXPECT_EQ(o.resource_version, "");
+    EXPECT_EQ(o.limit, 0);
+    return MakeList<Pod>({TestPod("b", "21")}, "30");
+  });
+  client.AddWatch([](const ListOptions& o, const WatchEventHandler<Pod>&, CancelToken&) {
+    EXPECT_EQ(o.resource_version, "30");
+    return GoneError("too old resource version: 30 (40)");
+  });
+  client.AddList([](const ListOptions& o) {
+    EXPECT_EQ(o.resource_version, "30");
+    return MakeList<Pod>({}, "41");
+  });
+  ReflectorHarness r(client);
+  ASSERT_TRUE(r.WaitForLog(4));
+  EXPECT_THAT(r.log(),
+              ElementsAre("replace 1 @10", "upsert a @12", "replace 1 @30", "replace 0 @41"));
+  EXPECT_EQ(client.list_calls().size(), 4u);
+}
+
+// A version newer than the server's cache (504 "Too large resource version") also falls back.
+TEST(ReflectorTest, TooLargeResourceVersionFallsBackToAConsistentRead) {
+  FakeResourceClient<Pod> client;
+  client.AddList([](const ListOptions&) { return MakeList<Pod>({}, "10"); });
+  client.AddWatch([](const ListOptions&, const WatchEventHandler<Pod>&, CancelToken&) {
+    return GoneError("too old resource version: 10 (20)");
+  });
+  client.AddList([](const ListOptions& o) -> Result<ObjectList<Pod>> {
+    EXPECT_EQ(o.resource_version, "10");
+    return Status(Code::kTimeout, "Too large resource version: 10, current: 5");
+  });
+  client.AddList([](const ListOptions& o) {
+    EXPECT_EQ(o.resource_version, "");
+    return MakeList<Pod>({TestPod("a", "21")}, "30");
+  });
+  ReflectorHarness r(client);
+  ASSERT_TRUE(r.WaitForLog(2));
+  EXPECT_THAT(r.log(), ElementsAre("replace 0 @10", "replace 1 @30"));
+}
+
+// A server that pages a list at "0" has no watch cache: relists keep paging (client-go's
+// paginatedResult), rather than asking it for everything at once.
+TEST(ReflectorTest, AServerThatPagedAtZeroKeepsGettingPagedRelists) {
+  FakeResourceClient<Pod> client;
+  client.AddList([](const ListOptions& o) {
+    EXPECT_EQ(o.resource_version, "0");
+    return MakeList<Pod>({TestPod("a", "5")}, "10", "next");
+  });
+  client.AddList([](const ListOptions&) { return MakeList<Pod>({TestPod("b", "6")}, "10"); });
+  client.AddWatch([](const ListOptions&, const WatchEventHandler<Pod>&, CancelToken&) {
+    return GoneError("too old resource version: 10 (20)");
+  });
+  client.AddList([](const ListOptions& o) {
+    EXPECT_EQ(o.resource_version, "10");
+    EXPECT_EQ(o.limit, 1);
+    return MakeList<Pod>({TestPod("c", "21")}, "30");
+  });
+  ReflectorHarness r(client, {.page_size = 1});
+  ASSERT_TRUE(r.WaitForLog(2));
+  EXPECT_THAT(r.log(), ElementsAre("replace 2 @10", "replace 1 @30"));
+}
+
 TEST(ReflectorTest, ExpiredContinueTokenFallsBackToOneFullList) {
   FakeResourceClient<Pod> client;
   client.AddList(
@@ -134,6 +217,7 @@ TEST(ReflectorTest, ExpiredContinueTokenFallsBackToOneFullList) {
   client.AddList([](const ListOptions& o) {
     EXPECT_EQ(o.limit, 0);
     EXPECT_EQ(o.continue_token, "");
+    EXPECT_EQ(o.resource_version, "0");  // the version the first page asked for
     return MakeList<Pod>({TestPod("a", "5"), TestPod("b", "6")}, "11");
   });
   ReflectorHarness r(client, {.page_size = 1});

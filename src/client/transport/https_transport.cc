@@ -311,7 +311,15 @@ struct HttpsTransport::Impl {
       }
       const int code = parser.get().result_int();
       if (streaming && code >= 200 && code < 300) {
-        if (on_bytes != nullptr) return ReadBytes(c, parser, *on_bytes, *cancel);
+        if (on_bytes != nullptr) {
+          auto res = ReadBytes(c, parser, *on_bytes, *cancel);
+          // A body read to its end (a list streamed for decoding) leaves the connection clean.
+          if (res.ok() && parser.is_done() && parser.get().keep_alive() && !cancel->cancelled()) {
+            c.tcp().expires_never();
+            Release(std::move(*conn));
+          }
+          return res;
+        }
         return ReadStream(c, parser, *on_line, *cancel);
       }
       c.tcp().expires_after(config.timeout);

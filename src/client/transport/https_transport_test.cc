@@ -301,6 +301,35 @@ TEST(HttpsTransportTest, StreamEndsWhenServerFinishesBody) {
   EXPECT_EQ(lines, (std::vector<std::string>{"a", "b", "c"}));
 }
 
+// A body streamed to its end (a list decoded as it arrives) leaves the connection in the pool;
+// a stream the handler stopped early does not.
+TEST(HttpsTransportTest, StreamBytesReadToTheEndReusesTheConnection) {
+  const std::string body(1 << 20, 'x');
+  TlsTestServer server([&](const TestRequest&) { return Ok(body); });
+  auto t = MustCreate(ConfigFor(server));
+  for (int i = 0; i < 3; ++i) {
+    CancelToken cancel;
+    std::string got;
+    auto res = t->StreamBytes(
+        Get("/list"),
+        [&](const HttpResponse& head, std::string_view chunk) {
+          EXPECT_EQ(head.status, 200);
+          got.append(chunk);
+          return true;
+        },
+        cancel);
+    ASSERT_TRUE(res.ok()) << res.status().ToString();
+    EXPECT_EQ(got, body);
+  }
+  EXPECT_EQ(t->ConnectionsOpened(), 1);
+  CancelToken cancel;
+  auto res = t->StreamBytes(
+      Get("/list"), [](const HttpResponse&, std::string_view) { return false; }, cancel);
+  ASSERT_TRUE(res.ok()) << res.status().ToString();
+  ASSERT_TRUE(t->Do(Get("/x")).ok());
+  EXPECT_EQ(t->ConnectionsOpened(), 2);
+}
+
 TEST(HttpsTransportTest, StreamErrorStatusReturnsWholeBody) {
   TlsTestServer server([](const TestRequest&) {
     TestResponse r = Ok(R"({"kind":"Status","code":410})");

@@ -345,6 +345,32 @@ Result<HttpResponse> RestClient::SendNegotiated(std::string method, std::string 
   }
 }
 
+Status RestClient::StreamNegotiated(std::string target, const BytesHandler& on_bytes,
+                                    bool* streamed) {
+  HttpRequest req;
+  req.target = std::move(target);
+  req.headers.emplace_back(
+      "Accept", protobuf_ ? std::string(api::codec::kProtobufContentType) + ", application/json"
+                          : std::string("application/json"));
+  *streamed = true;
+  for (int attempt = 0;; ++attempt) {
+    CancelToken cancel;
+    auto res = transport_->StreamBytes(req, on_bytes, cancel);
+    if (!res.ok()) {
+      if (attempt == 0 && res.status().code() == Code::kMethodNotAllowed) *streamed = false;
+      return res.status();
+    }
+    if (res->status >= 200 && res->status < 300) return Status::Ok();
+    if (attempt < max_retries_) {
+      if (auto wait = RetryAfterFromResponse(*res)) {
+        clock_.Sleep(std::chrono::seconds(*wait));
+        continue;
+      }
+    }
+    return ErrorFromResponse(*res);
+  }
+}
+
 Result<std::string> RestClient::Send(std::string method, std::string target, std::string body,
                                      std::string_view content_type) {
   HttpRequest req;

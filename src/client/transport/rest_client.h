@@ -174,6 +174,11 @@ class RestClient {
   // JSON; retries as the raw calls do; the 2xx response or the mapped error.
   Result<HttpResponse> SendNegotiated(std::string method, std::string target, std::string body,
                                       std::string_view content_type);
+  // A GET negotiated as SendNegotiated whose 2xx body goes to `on_bytes` as it arrives (the
+  // head with each chunk), for lists decoded item by item. Errors as SendNegotiated, plus
+  // on_bytes returning false (OK: the caller knows why). *streamed is false when the transport
+  // cannot stream (no StreamBytes): nothing was sent, use SendNegotiated.
+  Status StreamNegotiated(std::string target, const BytesHandler& on_bytes, bool* streamed);
   static bool IsProtobufResponse(const HttpResponse& r);
   static std::string GetTarget(const ResourceRef& ref, const GetOptions& options);
   static std::string ListTarget(const ResourceRef& ref, const ListOptions& options);

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <optional>
 #include <utility>
 
 #include "api/codec/json.h"
@@ -10,6 +11,7 @@
 #include "base/check.h"
 #include "client/transport/https_transport.h"
 #include "client/transport/kubeconfig.h"
+#include "client/transport/list_stream.h"
 
 namespace svcplane::client::typed {
 namespace {
@@ -81,6 +83,9 @@ class RestResourceClient final : public ResourceClient<T> {
   }
 
   Result<ObjectList<T>> List(std::string_view ns, const ListOptions& options) override {
+    bool streamed = false;
+    auto out = StreamList(ns, options, &streamed);
+    if (streamed) return out;
     auto list = [&]() -> Result<api::meta::List<T>> {
       if (rest_->protobuf()) {
         return DecodeResponse<api::meta::List<T>>(
@@ -93,13 +98,101 @@ class RestResourceClient final : public ResourceClient<T> {
       return l;
     }();
     if (!list.ok()) return list.status();
+    return ToObjectList(std::move(*list));
+  }
+
+  static ObjectList<T> ToObjectList(api::meta::List<T> list) {
     ObjectList<T> out;
-    out.items.reserve(list->items.size());
-    for (T& item : list->items) out.items.push_back(std::make_shared<const T>(std::move(item)));
-    out.resource_version = std::move(list->metadata.resource_version);
-    out.continue_token = std::move(list->metadata.continue_);
+    out.items.reserve(list.items.size());
+    for (T& item : list.items) out.items.push_back(std::make_shared<const T>(std::move(item)));
+    out.resource_version = std::move(list.metadata.resource_version);
+    out.continue_token = std::move(list.metadata.continue_);
     return out;
   }
+
+  // The list decoded item by item while its body arrives (JSON or protobuf), so that decoding
+  // overlaps the transfer (the server keeps sending into the socket buffers meanwhile) and the
+  // client never holds the whole body. *streamed: false if the transport cannot stream
+  // (nothing was sent).
+  Result<ObjectList<T>> StreamList(std::string_view ns, const ListOptions& options,
+                                   bool* streamed) {
+    transport::JsonListSplitter json;
+    transport::ProtobufListSplitter proto;
+    std::optional<ItemDecoder> decoder;
+    Status split_error;
+    auto on_item = [&](std::string_view item) {
+      decoder->Add(item);
+      return true;  // a decode error is reported at the end, with the body read to its end
+    };
+    auto on_bytes = [&](const transport::HttpResponse& head, std::string_view chunk) {
+      if (!decoder) decoder.emplace(transport::RestClient::IsProtobufResponse(head));
+      Status st = decoder->protobuf() ? proto.Feed(chunk, on_item) : json.Feed(chunk, on_item);
+      if (!st.ok()) split_error = InternalError("decoding list: " + st.message());
+      return split_error.ok();
+    };
+    Status st =
+        rest_->StreamNegotiated(rest_->ListTarget(Ref(ns, ""), options), on_bytes, streamed);
+    if (!*streamed) return st;
+    ObjectList<T> out;
+    Status decoded = Status::Ok();
+    if (decoder) decoded = decoder->Finish(&out.items);
+    if (!split_error.ok()) return split_error;
+    if (!st.ok()) return st;
+    if (!decoded.ok()) return decoded;
+    api::meta::ListMeta meta;
+    if (decoder && decoder->protobuf()) {
+      if (Status fin = proto.Finish(); !fin.ok()) {
+        return InternalError("decoding list: " + fin.message());
+      }
+      auto l = api::codec::DecodeProtobufMessage<api::meta::List<T>>(proto.metadata_field());
+      if (!l.ok()) return InternalError("decoding list metadata: " + l.status().message());
+      meta = std::move(l->metadata);
+    } else {
+      if (Status fin = json.Finish(); !fin.ok()) {
+        return InternalError("decoding list: " + fin.message());
+      }
+      if (!json.metadata().empty()) {
+        auto m = api::codec::DecodeJson<api::meta::ListMeta>(json.metadata());
+        if (!m.ok()) return InternalError("decoding list metadata: " + m.status().message());
+        meta = std::move(*m);
+      }
+    }
+    out.resource_version = std::move(meta.resource_version);
+    out.continue_token = std::move(meta.continue_);
+    return out;
+  }
+
+  // Decodes items (JSON, or protobuf messages) as the splitter hands them over, on the reading
+  // thread, in order. Not on other threads: on this loaded 2-core machine a hand-off per batch of
+  // items (std::async) made the sync wait on thread wake-ups (16 s instead of 2 s for 30,000
+  // Pods at load 16).
+  class ItemDecoder {
+   public:
+    explicit ItemDecoder(bool protobuf) : protobuf_(protobuf) {}
+    bool protobuf() const { return protobuf_; }
+
+    void Add(std::string_view item) {
+      if (!error_.ok()) return;
+      auto obj =
+          protobuf_ ? api::codec::DecodeProtobufMessage<T>(item) : api::codec::DecodeJson<T>(item);
+      if (!obj.ok()) {
+        error_ = InternalError("decoding list: " + obj.status().message());
+        return;
+      }
+      done_.push_back(std::make_shared<const T>(std::move(*obj)));
+    }
+
+    // The decoded items in order, or the first decode error.
+    Status Finish(std::vector<ObjectPtr<T>>* out) {
+      *out = std::move(done_);
+      return error_;
+    }
+
+   private:
+    const bool protobuf_;
+    std::vector<ObjectPtr<T>> done_;
+    Status error_;
+  };
 
   Status Watch(std::string_view ns, const ListOptions& options, const WatchEventHandler<T>& handler,
                CancelToken& cancel) override {

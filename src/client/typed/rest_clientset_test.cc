@@ -147,6 +147,16 @@ class RestClientsetTest : public ::testing::TestWithParam<Encoding> {
                  R"("message":"pods \"missing\" not found","code":404})";
       return res;
     }
+    if (r.method == "GET" && r.target.starts_with("/api/v1/namespaces/big/pods")) {
+      res.body = R"({"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"9999"},)"
+                 R"("items":[)";
+      for (int i = 0; i < kBigList; ++i) {
+        if (i) res.body += ",";
+        res.body += PodJson("p" + std::to_string(i), std::to_string(i + 1));
+      }
+      res.body += "]}";
+      return res;
+    }
     if (r.method == "GET" && r.target.starts_with("/api/v1/namespaces/default/pods?")) {
       res.body = R"({"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"42",)"
                  R"("continue":"abc"},"items":[)" +
@@ -167,6 +177,7 @@ class RestClientsetTest : public ::testing::TestWithParam<Encoding> {
     return out;
   }
 
+  static constexpr int kBigList = 2000;  // several of the decoder's batches
   std::vector<std::string> watch_lines_;
   TlsTestServer server_;
   std::unique_ptr<Clientset> clients_;
@@ -233,6 +244,21 @@ TEST_P(RestClientsetTest, ListDecodesItemsAndListMeta) {
   EXPECT_EQ(list->items[1]->metadata.name, "b");
   EXPECT_EQ(list->resource_version, "42");
   EXPECT_EQ(list->continue_token, "abc");
+}
+
+// A list of many items decodes while it streams in, on several threads, and keeps its order.
+TEST_P(RestClientsetTest, BigListKeepsItsOrder) {
+  for (int round = 0; round < 2; ++round) {  // the second one on the reused connection
+    auto list = clients_->Pods().List("big", {});
+    ASSERT_TRUE(list.ok()) << list.status().ToString();
+    ASSERT_EQ(list->items.size(), static_cast<size_t>(kBigList));
+    for (int i = 0; i < kBigList; ++i) {
+      ASSERT_EQ(list->items[i]->metadata.name, "p" + std::to_string(i));
+      ASSERT_EQ(list->items[i]->spec.containers.at(0).image, "nginx");
+    }
+    EXPECT_EQ(list->resource_version, "9999");
+    EXPECT_EQ(list->continue_token, "");
+  }
 }
 
 TEST_P(RestClientsetTest, ErrorsCarryTheReason) {
