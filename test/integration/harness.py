@@ -174,5 +174,17 @@ class Server:
         return client.ApiClient(cfg)
 
 
+def start_with_client(extra_args=()):
+    """A started Server and a Python-client ApiClient for it; the server is cleaned up if
+    either fails, so a failing setUpClass leaves no process behind."""
+    srv = Server(extra_args)
+    try:
+        srv.start()
+        return srv, srv.api_client()
+    except BaseException:
+        srv.cleanup()
+        raise
+
+
 class PortTaken(Exception):
     pass

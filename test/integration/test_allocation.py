@@ -42,13 +42,7 @@ def create(srv, name, check=True, **kw):
 class Allocation(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.srv = harness.Server()
-        try:
-            cls.srv.start()
-            cls.api = cls.srv.api_client()
-        except BaseException:
-            cls.srv.cleanup()
-            raise
+        cls.srv, cls.api = harness.start_with_client()
         cls.core = client.CoreV1Api(cls.api)
 
     @classmethod

@@ -33,14 +33,8 @@ class Controllers(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         # Dual-stack service ranges, so RequireDualStack Services get both families.
-        cls.srv = harness.Server(
+        cls.srv, cls.api = harness.start_with_client(
             extra_args=["--service-cluster-ip-range", "10.96.0.0/12,fd00:10:96::/112"])
-        try:
-            cls.srv.start()
-            cls.api = cls.srv.api_client()
-        except BaseException:
-            cls.srv.cleanup()
-            raise
         cls.core = client.CoreV1Api(cls.api)
         for name, zone in (("node-a", "zone-a"), ("node-b", "zone-b")):
             cls.core.create_node(client.V1Node(metadata=client.V1ObjectMeta(

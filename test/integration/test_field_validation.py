@@ -27,13 +27,7 @@ def service(name, **spec_extra):
 class FieldValidation(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.srv = harness.Server(["--event-ttl", "2s"])
-        try:
-            cls.srv.start()
-            cls.api = cls.srv.api_client()
-        except BaseException:
-            cls.srv.cleanup()
-            raise
+        cls.srv, cls.api = harness.start_with_client(["--event-ttl", "2s"])
 
     @classmethod
     def tearDownClass(cls):

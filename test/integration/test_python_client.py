@@ -28,13 +28,7 @@ def lease(name, holder="a", labels=None):
 class PythonClient(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.srv = harness.Server(["--watch-history-events", str(HISTORY)])
-        try:
-            cls.srv.start()
-            cls.api = cls.srv.api_client()
-        except BaseException:
-            cls.srv.cleanup()
-            raise
+        cls.srv, cls.api = harness.start_with_client(["--watch-history-events", str(HISTORY)])
         cls.core = client.CoreV1Api(cls.api)
         cls.coord = client.CoordinationV1Api(cls.api)
 
