@@ -544,7 +544,7 @@ int main(int argc, char** argv) {
                     fmt::format("{} MiB", RssKb(proc.pid()) / 1024), ""});
 
     // GETs of random Pods, 8 clients.
-    {
+    if (gets > 0) {
       auto tls = MakeTls(ep);
       std::vector<std::vector<double>> lat(8);
       std::atomic<size_t> next{0};
@@ -577,7 +577,7 @@ int main(int argc, char** argv) {
     }
 
     // Full LISTs: namespace and cluster-wide.
-    {
+    if (lists > 0) {
       Client cl(ep, MakeTls(ep));
       for (const auto& [what, target] :
            {std::pair<std::string, std::string>{"LIST namespace",

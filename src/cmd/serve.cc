@@ -77,6 +77,8 @@ CLI::App* AddServeCommand(CLI::App& app, ServeFlags& f) {
   f.repair_interval_seconds = s.repair_interval.count();
   serve->add_option("--repair-interval-seconds", f.repair_interval_seconds)->group("");
   serve->add_flag("--debug-reset-allocations", s.debug_reset_allocations)->group("");
+  // Hidden: benchmarks compare against running every handler on the worker pool.
+  serve->add_option("--requests-on-io-threads", s.requests_on_io_threads)->group("");
 
   f.controllers.options.leader_election.leader_elect = false;
   AddControllerManagerFlags(serve, f.controllers);

@@ -72,12 +72,11 @@ class ServerImpl {
  public:
   ServerImpl(std::shared_ptr<ServerState> state, int io_threads, int worker_threads)
       : state_(std::move(state)),
-        ioc_(io_threads),
-        guard_(net::make_work_guard(ioc_)),
-        acceptor_(net::make_strand(ioc_)),
+        iocs_(MakeContexts(io_threads)),
+        acceptor_(net::make_strand(*iocs_.front())),
         retry_timer_(acceptor_.get_executor()),
-        workers_(static_cast<std::size_t>(worker_threads)),
-        io_thread_count_(io_threads) {
+        workers_(static_cast<std::size_t>(worker_threads)) {
+    for (auto& ioc : iocs_) guards_.push_back(net::make_work_guard(*ioc));
     state_->workers = &workers_;
   }
 
@@ -90,7 +89,7 @@ class ServerImpl {
     auto addr = net::ip::make_address(o.host, ec);
     if (ec) {
       // A name such as "localhost": listen on its first address.
-      tcp::resolver resolver(ioc_);
+      tcp::resolver resolver(*iocs_.front());
       auto results = resolver.resolve(o.host, "", ec);
       if (ec || results.empty()) {
         return InvalidError(fmt::format("listen host \"{}\" does not resolve", o.host));
@@ -110,7 +109,7 @@ class ServerImpl {
 
   void Run() {
     DoAccept();
-    for (int i = 0; i < io_thread_count_; ++i) threads_.emplace_back([this] { ioc_.run(); });
+    for (auto& ioc : iocs_) threads_.emplace_back([ioc = ioc.get()] { ioc->run(); });
   }
 
   void Shutdown(std::chrono::milliseconds deadline) {
@@ -135,8 +134,8 @@ class ServerImpl {
     }
     // In-flight handlers finish; what they post back to a closed connection is dropped.
     workers_.join();
-    guard_.reset();
-    ioc_.stop();
+    guards_.clear();
+    for (auto& ioc : iocs_) ioc->stop();
     for (auto& t : threads_) t.join();
     threads_.clear();
   }
@@ -146,7 +145,10 @@ class ServerImpl {
 
  private:
   void DoAccept() {
-    acceptor_.async_accept(net::make_strand(ioc_),
+    // Each connection stays on one I/O thread for its life (a RequestFiber must not change
+    // thread); new ones go to the threads in turn.
+    auto& ioc = *iocs_[next_ioc_++ % iocs_.size()];
+    acceptor_.async_accept(net::make_strand(ioc),
                            [this](boost::system::error_code ec, tcp::socket socket) {
                              OnAccept(ec, std::move(socket));
                            });
@@ -190,14 +192,21 @@ class ServerImpl {
 
   // Destroyed bottom-up: workers first (their queued tasks hold connections, which need the
   // I/O context), then the acceptor, then the I/O context (its queued handlers hold the rest).
+  static std::vector<std::unique_ptr<net::io_context>> MakeContexts(int n) {
+    std::vector<std::unique_ptr<net::io_context>> out;
+    // One thread runs each context (the hint lets Asio skip waking other threads).
+    for (int i = 0; i < n; ++i) out.push_back(std::make_unique<net::io_context>(1));
+    return out;
+  }
+
   std::shared_ptr<ServerState> state_;
-  net::io_context ioc_;
-  net::executor_work_guard<net::io_context::executor_type> guard_;
+  std::vector<std::unique_ptr<net::io_context>> iocs_;  // one per I/O thread
+  std::vector<net::executor_work_guard<net::io_context::executor_type>> guards_;
   tcp::acceptor acceptor_;
   net::steady_timer retry_timer_;
   net::thread_pool workers_;
-  const int io_thread_count_;
   std::vector<std::thread> threads_;
+  size_t next_ioc_ = 0;  // on the acceptor's strand
   uint16_t port_ = 0;
   std::atomic<bool> stopped_{false};
 };

@@ -39,6 +39,12 @@ struct ServerOptions {
   // Reading a request body, writing a response or one stream chunk must finish within this;
   // a stream client that stops reading is cut off after it.
   std::chrono::milliseconds io_timeout{60'000};
+
+  // Requests for which this answers true skip the worker pool: their handler runs on the
+  // connection's I/O thread as a fiber that suspends where it would wait for a store commit
+  // (base/suspend.h), saving the hand-offs to a worker and back. Only for handlers that do not
+  // block otherwise (no network calls, no long waits) and hold no lock across a commit.
+  std::function<bool(const Request&)> run_on_io_thread;
 };
 
 // An HTTPS (HTTP/1.1, keep-alive) server. TLS is always on. Requests are parsed and

@@ -6,9 +6,11 @@
 #include <condition_variable>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <map>
 #include <thread>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -18,6 +20,7 @@
 #include "apiserver/http/testing/tls_client.h"
 #include "apiserver/pki/kubeconfig.h"
 #include "apiserver/pki/pki.h"
+#include "base/suspend.h"
 
 namespace svcplane::apiserver::http {
 namespace {
@@ -122,6 +125,40 @@ class ServerTest : public ::testing::Test {
     });
     router_.Handle("GET", "/throw",
                    [](const Request&) -> Reply { throw std::runtime_error("boom"); });
+    router_.Handle("GET", "/where", [](const Request&) {
+      return Response{200, "text/plain", CurrentSuspender() ? "fiber" : "worker", {}};
+    });
+    // Suspends as a store commit would; the test resumes it through TakeResumer().
+    router_.Handle("GET", "/suspend", [this](const Request& req) {
+      Suspender* s = CurrentSuspender();
+      if (s == nullptr) return Response{500, "text/plain", "no suspender", {}};
+      auto resume = s->Resumer();
+      if (req.Query("early")) {
+        resume();  // completion before the suspension: Suspend() must still return
+      } else {
+        std::lock_guard lock(resume_mu_);
+        resumers_.push_back(std::move(resume));
+        resume_cv_.notify_all();
+      }
+      s->Suspend();
+      return Response{200, "text/plain", "resumed " + std::string(req.Query("n").value_or("")), {}};
+    });
+  }
+
+  // Waits for the next suspended /suspend request and returns its resumer.
+  std::function<void()> TakeResumer() {
+    std::unique_lock lock(resume_mu_);
+    if (!resume_cv_.wait_for(lock, 10s, [&] { return !resumers_.empty(); })) return nullptr;
+    auto r = std::move(resumers_.front());
+    resumers_.erase(resumers_.begin());
+    return r;
+  }
+
+  static ServerOptions FiberOptions() {
+    ServerOptions opts;
+    opts.io_threads = 1;
+    opts.run_on_io_thread = [](const Request& r) { return r.path != "/block"; };
+    return opts;
   }
 
   void TearDown() override {
@@ -181,6 +218,9 @@ class ServerTest : public ::testing::Test {
   std::mutex block_mu_;
   std::condition_variable block_cv_;
   bool unblocked_ = false;
+  std::mutex resume_mu_;
+  std::condition_variable resume_cv_;
+  std::vector<std::function<void()>> resumers_;  // guarded by resume_mu_
 };
 
 constexpr char kUnauthorized[] =
@@ -788,6 +828,130 @@ TEST(DrainBodyTest, RunsTheSourceOnceIntoBody) {
   Response plain;
   plain.body = "as is";
   EXPECT_EQ(DrainBody(plain), "as is");
+}
+
+TEST_F(ServerTest, PickedRequestsRunOnTheIoThreadOthersOnWorkers) {
+  StartServer(FiberOptions());
+  auto client = TlsClient::Connect(Client());
+  ASSERT_TRUE(client.ok());
+  auto fiber = (*client)->Get("/where");
+  ASSERT_TRUE(fiber.ok());
+  EXPECT_EQ(fiber->body, "fiber");
+
+  server_->Shutdown(5s);
+  StartServer();  // no run_on_io_thread: every handler runs on a worker, where nothing suspends
+  auto other = TlsClient::Connect(Client());
+  ASSERT_TRUE(other.ok());
+  auto worker = (*other)->Get("/where");
+  ASSERT_TRUE(worker.ok());
+  EXPECT_EQ(worker->body, "worker");
+}
+
+TEST_F(ServerTest, SuspendedRequestLeavesItsIoThreadToOtherConnections) {
+  StartServer(FiberOptions());  // one I/O thread
+  auto suspended = TlsClient::Connect(Client());
+  ASSERT_TRUE(suspended.ok());
+  Result<testing::ClientResponse> res = InternalError("not run");
+  std::thread t([&] { res = (*suspended)->Get("/suspend?n=1"); });
+  auto resume = TakeResumer();
+  ASSERT_TRUE(resume);
+
+  // The only I/O thread serves another connection while the first request is suspended.
+  auto other = TlsClient::Connect(Client());
+  ASSERT_TRUE(other.ok());
+  auto hello = (*other)->Get("/hello");
+  ASSERT_TRUE(hello.ok());
+  EXPECT_EQ(hello->body, "hello admin");
+
+  std::thread([resume] { resume(); }).join();  // completions come from other threads
+  t.join();
+  ASSERT_TRUE(res.ok()) << res.status().ToString();
+  EXPECT_EQ(res->status, 200);
+  EXPECT_EQ(res->body, "resumed 1");
+  // The connection goes on serving, on the worker pool too.
+  auto again = (*suspended)->Get("/block");
+  Unblock();
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->body, "unblocked");
+}
+
+TEST_F(ServerTest, ResumeBeforeSuspendStillCompletesTheRequest) {
+  StartServer(FiberOptions());
+  auto client = TlsClient::Connect(Client());
+  ASSERT_TRUE(client.ok());
+  for (int i = 0; i < 20; ++i) {
+    auto res = (*client)->Get("/suspend?early=1&n=" + std::to_string(i));
+    ASSERT_TRUE(res.ok());
+    EXPECT_EQ(res->body, "resumed " + std::to_string(i));
+  }
+}
+
+TEST_F(ServerTest, ManySuspendedRequestsResumedOutOfOrderGetTheirOwnReplies) {
+  ServerOptions opts = FiberOptions();
+  opts.io_threads = 2;
+  StartServer(opts);
+  constexpr int kClients = 40;
+  std::vector<Result<testing::ClientResponse>> results(kClients, InternalError("not run"));
+  std::vector<std::thread> clients;
+  for (int i = 0; i < kClients; ++i) {
+    clients.emplace_back([&, i] {
+      auto c = TlsClient::Connect(Client());
+      if (!c.ok()) {
+        results[i] = c.status();
+        return;
+      }
+      results[i] = (*c)->Get("/suspend?n=" + std::to_string(i));
+    });
+  }
+  std::vector<std::function<void()>> resumers;
+  for (int i = 0; i < kClients; ++i) {
+    auto r = TakeResumer();
+    ASSERT_TRUE(r) << "only " << i << " requests suspended";
+    resumers.push_back(std::move(r));
+  }
+  // Newest first, from two threads at once.
+  std::thread a([&] {
+    for (int i = kClients - 1; i >= 0; i -= 2) resumers[i]();
+  });
+  std::thread b([&] {
+    for (int i = kClients - 2; i >= 0; i -= 2) resumers[i]();
+  });
+  a.join();
+  b.join();
+  for (auto& t : clients) t.join();
+  for (int i = 0; i < kClients; ++i) {
+    ASSERT_TRUE(results[i].ok()) << results[i].status().ToString();
+    EXPECT_EQ(results[i]->body, "resumed " + std::to_string(i));
+  }
+}
+
+TEST_F(ServerTest, HandlerExceptionOnTheIoThreadBecomes500Status) {
+  StartServer(FiberOptions());
+  auto client = TlsClient::Connect(Client());
+  ASSERT_TRUE(client.ok());
+  auto res = (*client)->Get("/throw");
+  ASSERT_TRUE(res.ok());
+  EXPECT_EQ(res->status, 500);
+  auto again = (*client)->Get("/where");
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->body, "fiber");
+}
+
+TEST_F(ServerTest, ShutdownWaitsForASuspendedRequest) {
+  StartServer(FiberOptions());
+  auto client = TlsClient::Connect(Client());
+  ASSERT_TRUE(client.ok());
+  Result<testing::ClientResponse> res = InternalError("not run");
+  std::thread t([&] { res = (*client)->Get("/suspend?n=7"); });
+  auto resume = TakeResumer();
+  ASSERT_TRUE(resume);
+  std::thread stopper([&] { server_->Shutdown(5s); });
+  std::this_thread::sleep_for(100ms);
+  resume();
+  stopper.join();
+  t.join();
+  ASSERT_TRUE(res.ok()) << res.status().ToString();
+  EXPECT_EQ(res->body, "resumed 7");
 }
 
 }  // namespace

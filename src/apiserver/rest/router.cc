@@ -101,4 +101,16 @@ http::Reply Router::Handle(const http::Request& req) {
   return it->second->Handle(req, *info);
 }
 
+bool RunsOnIoThread(const http::Request& req) {
+  auto info = ParseResourcePath(req.path);
+  if (!info.ok()) return false;
+  const std::string_view resource = info->resource->resource;
+  if (info->resource->group.empty() &&
+      (resource == "services" || resource == "events" || resource == "namespaces")) {
+    return false;
+  }
+  if (info->name.empty()) return req.method == "POST";
+  return !req.Query("watch").has_value();
+}
+
 }  // namespace svcplane::apiserver::rest

@@ -31,4 +31,11 @@ class Router {
   std::map<std::string, std::unique_ptr<Endpoint>> endpoints_;  // "group/resource"
 };
 
+// Whether the handler of `req` may run on an I/O thread as a fiber
+// (http::ServerOptions::run_on_io_thread): single-object reads and writes, and creates, whose
+// only long wait is the store commit, which suspends. Lists, watches and deletecollection
+// stream or loop over many objects; Services and Events take allocator and TTL locks around
+// their writes; Namespaces start finalization. Those stay on the worker pool.
+bool RunsOnIoThread(const http::Request& req);
+
 }  // namespace svcplane::apiserver::rest

@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "base/check.h"
+#include "base/suspend.h"
 #include "storage/rocks/internal/records.h"
 
 namespace svcplane::storage::rocks {
@@ -303,26 +304,38 @@ Revision RocksStore::CurrentRevision() { return map_.current_revision(); }
 Revision RocksStore::CompactedRevision() { return map_.compacted_revision(); }
 
 Result<KeyValue> RocksStore::Submit(std::variant<WriteRequest, CompactRequest> request) {
+  // A request running as a fiber on an I/O thread suspends instead of blocking that thread,
+  // and never commits itself: the fdatasync would stall every connection of the thread.
+  Suspender* suspender = CurrentSuspender();
   std::future<Result<KeyValue>> done;
   std::deque<Pending> group;
+  bool wake_committer = false;
   {
     std::lock_guard lock(mu_);
     if (!failed_.ok()) return failed_;
     if (closing_) return UnavailableError("store closed");
-    queue_.push_back(Pending{std::move(request), {}});
+    queue_.push_back(Pending{std::move(request), {}, suspender ? suspender->Resumer() : nullptr});
     done = queue_.back().done.get_future();
     // Nobody is committing: this thread commits the group itself (it holds at least its own
     // request) instead of waking the committer thread and being woken by it: two thread
     // hand-offs fewer on a lightly loaded store. Otherwise whoever commits now hands the queue
     // to the committer thread when it is done.
     if (!committing_) {
-      committing_ = true;
-      TakeGroupLocked(group);
+      if (suspender) {
+        wake_committer = true;
+      } else {
+        committing_ = true;
+        TakeGroupLocked(group);
+      }
     }
   }
   if (!group.empty()) {
     CommitGroup(group);
     EndCommit();
+  }
+  if (suspender) {
+    if (wake_committer) cv_.notify_one();
+    suspender->Suspend();
   }
   return done.get();
 }
@@ -380,7 +393,7 @@ void RocksStore::CommitGroup(std::deque<Pending>& group) {
     // state); the store stays unavailable until it is reopened.
     std::lock_guard lock(mu_);
     if (!failed_.ok()) {
-      for (auto& p : group) p.done.set_value(failed_);
+      for (auto& p : group) p.Answer(failed_);
       return;
     }
   }
@@ -443,14 +456,14 @@ void RocksStore::CommitGroup(std::deque<Pending>& group) {
         std::lock_guard lock(mu_);
         failed_ = err;
       }
-      for (auto& p : group) p.done.set_value(err);
+      for (auto& p : group) p.Answer(err);
       return;
     }
     if (compacted > persisted) persisted_compacted_.store(compacted);
   }
   map_.Apply(std::move(entries));
   if (compact_to > 0) map_.Compact(compact_to).IgnoreError();
-  for (size_t i = 0; i < group.size(); ++i) group[i].done.set_value(std::move(results[i]));
+  for (size_t i = 0; i < group.size(); ++i) group[i].Answer(std::move(results[i]));
 }
 
 }  // namespace svcplane::storage::rocks

@@ -5,6 +5,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <future>
 #include <memory>
 #include <mutex>
@@ -82,6 +83,12 @@ class RocksStore final : public Store {
   struct Pending {
     std::variant<internal::WriteRequest, CompactRequest> request;
     std::promise<Result<KeyValue>> done;
+    std::function<void()> resume;  // a suspended submitter's Resumer, or empty
+
+    void Answer(Result<KeyValue> result) {
+      done.set_value(std::move(result));
+      if (resume) resume();
+    }
   };
 
   RocksStore(RocksStoreOptions options, std::unique_ptr<rocksdb::DB> db);

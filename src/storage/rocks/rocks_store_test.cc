@@ -4,10 +4,14 @@
 #include <stdlib.h>
 
 #include <algorithm>
+#include <condition_variable>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <mutex>
 #include <thread>
 
+#include "base/suspend.h"
 #include "storage/testing/store_conformance.h"
 #include "storage/testing/temp_dir.h"
 
@@ -296,9 +300,6 @@ TEST_F(TmpfsTest, DiskFullFailsWritesAndKeepsAcknowledgedOnes) {
   }
 }
 
-}  // namespace
-}  // namespace svcplane::storage::rocks
-
 namespace svcplane::storage::rocks {
 namespace {
 
@@ -341,6 +342,69 @@ TEST(RocksChurnTest, DiskUsageStaysBoundedUnderChurn) {
   }
   EXPECT_LT(bytes, 8u << 20) << "store folder keeps growing under churn";
   std::cerr << "disk bytes after churn: " << bytes << "\n";
+}
+
+}  // namespace
+}  // namespace svcplane::storage::rocks
+
+// Stands in for a request fiber: Suspend() blocks this thread until the Resumer ran.
+class RecordingSuspender : public Suspender {
+ public:
+  std::function<void()> Resumer() override {
+    return [this] {
+      std::lock_guard lock(mu_);
+      resumed_ = true;
+      resumer_thread_ = std::this_thread::get_id();
+      cv_.notify_all();
+    };
+  }
+  void Suspend() override {
+    std::unique_lock lock(mu_);
+    suspended_ = true;
+    cv_.wait(lock, [&] { return resumed_; });
+  }
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool suspended_ = false;
+  bool resumed_ = false;
+  std::thread::id resumer_thread_;
+};
+
+TEST_F(RocksStoreTest, WriterWithASuspenderSuspendsAndLetsTheCommitterCommit) {
+  auto s = OpenAt(db_path());
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  RecordingSuspender suspender;
+  Result<KeyValue> kv = InternalError("not run");
+  {
+    ScopedSuspender current(&suspender);
+    kv = (*s)->Create("/fiber", MakeValue("v1"));
+  }
+  ASSERT_TRUE(kv.ok()) << kv.status().ToString();
+  EXPECT_EQ(*kv->value, "v1");
+  EXPECT_TRUE(suspender.suspended_);
+  EXPECT_TRUE(suspender.resumed_);
+  // Without a commit running, a plain writer commits on its own thread; a suspending one must
+  // not (its thread serves other connections): the committer thread answered it.
+  EXPECT_NE(suspender.resumer_thread_, std::this_thread::get_id());
+  auto got = (*s)->Get("/fiber");
+  ASSERT_TRUE(got.ok());
+  EXPECT_EQ(got->mod_revision, kv->mod_revision);
+
+  // A failed write resumes the writer too, with the error.
+  RecordingSuspender again;
+  ScopedSuspender current(&again);
+  auto dup = (*s)->Create("/fiber", MakeValue("v2"));
+  EXPECT_EQ(dup.status().code(), Code::kAlreadyExists);
+  EXPECT_TRUE(again.suspended_);
+  EXPECT_TRUE(again.resumed_);
+}
+
+TEST_F(RocksStoreTest, WriterWithoutASuspenderDoesNotSuspend) {
+  auto s = OpenAt(db_path());
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_EQ(CurrentSuspender(), nullptr);
+  ASSERT_TRUE((*s)->Create("/plain", MakeValue("v")).ok());
 }
 
 }  // namespace

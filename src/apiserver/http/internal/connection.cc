@@ -305,11 +305,29 @@ void Connection::Dispatch() {
   }
 
   phase_ = Phase::kHandling;
+  if (state_->options.run_on_io_thread && state_->options.run_on_io_thread(req)) {
+    return RunOnIoThread(std::move(req));
+  }
   net::post(*state_->workers, [self = shared_from_this(), req = std::move(req)]() mutable {
     Reply reply = RunHandler(self->state_->handler, req);
     net::post(self->stream_.get_executor(),
               [self, reply = std::move(reply)]() mutable { self->OnReply(std::move(reply)); });
   });
+}
+
+void Connection::RunOnIoThread(Request req) {
+  auto self = shared_from_this();
+  // Both callables hold the connection until the handler finished (the fiber holds them).
+  fiber_ = std::make_unique<RequestFiber>(
+      [self, req = std::move(req)] { return RunHandler(self->state_->handler, req); },
+      [self] { net::post(self->stream_.get_executor(), [self] { self->ResumeFiber(); }); });
+  ResumeFiber();
+}
+
+void Connection::ResumeFiber() {
+  if (!fiber_->Resume()) return;  // suspended; its Resumer posts the next ResumeFiber
+  auto done = std::move(fiber_);
+  OnReply(done->TakeReply());
 }
 
 void Connection::OnReply(Reply reply) {

@@ -13,6 +13,7 @@
 #include <boost/beast/ssl.hpp>
 
 #include "apiserver/http/handler.h"
+#include "apiserver/http/internal/request_fiber.h"
 #include "apiserver/http/internal/server_state.h"
 
 namespace svcplane::apiserver::http::internal {
@@ -21,7 +22,8 @@ namespace svcplane::apiserver::http::internal {
 // answered with a Response or turned into a chunked stream that lasts until it ends.
 //
 // Threading: every member runs on the connection's strand. The handler runs on the worker pool
-// and posts its Reply back; a StreamWriter wakes the connection by posting to the strand.
+// and posts its Reply back, or, for requests ServerOptions::run_on_io_thread picks, runs here
+// as a RequestFiber; a StreamWriter wakes the connection by posting to the strand.
 // Lifetime: owned by the shared_ptrs its pending operations hold; it unregisters from the
 // ServerState when the last one lets go.
 class Connection : public std::enable_shared_from_this<Connection> {
@@ -49,6 +51,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void RespondTooLarge();
   bool AcceptHead();  // parses and authenticates the head; false when already answered
   void Dispatch();
+  void RunOnIoThread(Request req);  // see ServerOptions::run_on_io_thread
+  void ResumeFiber();
   void OnReply(Reply reply);
   void Respond(Response response, bool close_after);
   void OnWritten(boost::beast::error_code ec, bool close_after);
@@ -82,6 +86,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   bool drain_before_close_ = false;
   std::vector<char> drain_buf_;
   int request_version_ = 11;
+  std::unique_ptr<RequestFiber> fiber_;  // the handler running on this thread, if any
 
   // A Response::body_source being written: chunked, or raw up to body_size_ when that is known.
   BodySource body_source_;
