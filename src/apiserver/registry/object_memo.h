@@ -2,6 +2,7 @@
 
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -29,13 +30,17 @@ class ObjectMemo {
         return it->second.object;
       }
     }
-    auto decoded = api::codec::DecodeJson<T>(*kv.value);
-    if (!decoded.ok()) {
-      return InternalError("stored object " + kv.key +
-                           " does not decode: " + decoded.status().message());
+    std::optional<T> known = Unexpect(kv.value.get());
+    if (!known) {
+      auto decoded = api::codec::DecodeJson<T>(*kv.value);
+      if (!decoded.ok()) {
+        return InternalError("stored object " + kv.key +
+                             " does not decode: " + decoded.status().message());
+      }
+      known = std::move(*decoded);
     }
-    decoded->metadata.resource_version = std::to_string(kv.mod_revision);
-    Object<T> out{std::make_shared<const T>(std::move(*decoded)),
+    known->metadata.resource_version = std::to_string(kv.mod_revision);
+    Object<T> out{std::make_shared<const T>(std::move(*known)),
                   ObjectJson(kv.value, kv.mod_revision), kv.mod_revision};
     std::lock_guard lock(mu_);
     auto [it, inserted] = entries_.try_emplace(kv.key, Entry{kv.value, out});
@@ -46,6 +51,25 @@ class ObjectMemo {
       if (it->second.object.revision == kv.mod_revision) return it->second.object;
       if (it->second.object.revision <= kv.mod_revision) it->second = Entry{kv.value, out};
     }
+    return out;
+  }
+
+  // A write is about to store `value`, the encoding of `obj`: the first Materialize of those
+  // very bytes (the write's answer, or its watch event if that comes first) takes `obj`
+  // instead of decoding them. The writer calls Unexpect afterwards whatever happened.
+  void Expect(const std::shared_ptr<const std::string>& value, T obj) {
+    std::lock_guard lock(mu_);
+    expected_.insert_or_assign(value.get(), std::move(obj));
+  }
+
+  // Takes back what Expect left for `value` if no Materialize took it (the write failed, or a
+  // store that answers with its own copy of the bytes).
+  std::optional<T> Unexpect(const std::string* value) {
+    std::lock_guard lock(mu_);
+    auto it = expected_.find(value);
+    if (it == expected_.end()) return std::nullopt;
+    std::optional<T> out(std::move(it->second));
+    expected_.erase(it);
     return out;
   }
 
@@ -61,6 +85,9 @@ class ObjectMemo {
   };
   std::mutex mu_;
   std::unordered_map<std::string, Entry> entries_;  // guarded by mu_
+  // Keyed by the address of bytes a writer holds until it calls Unexpect, so never reused
+  // while present.
+  std::unordered_map<const std::string*, T> expected_;  // guarded by mu_
 };
 
 }  // namespace svcplane::apiserver::registry

@@ -57,5 +57,44 @@ TEST(ObjectMemoTest, AnOlderRevisionDoesNotReplaceANewerOne) {
   EXPECT_EQ(again->obj.get(), newer->obj.get());
 }
 
+// A write hands the memo the object it has just encoded: materializing those very bytes (its
+// answer or its watch event) takes that object instead of decoding. The bytes here do not
+// decode at all, so only the expected object can be the answer.
+TEST(ObjectMemoTest, ExpectedObjectIsTakenInsteadOfDecodingItsBytes) {
+  ObjectMemo<Pod> memo;
+  auto bytes = std::make_shared<const std::string>("not json");
+  Pod pod;
+  pod.metadata.name = "written";
+  pod.metadata.resource_version = "4";  // what the writer had: replaced by the revision
+  memo.Expect(bytes, pod);
+  const storage::KeyValue kv{"/registry/pods/default/written", bytes, 9, 9};
+  auto obj = memo.Materialize(kv);
+  ASSERT_TRUE(obj.ok()) << obj.status().ToString();
+  EXPECT_EQ(obj->obj->metadata.name, "written");
+  EXPECT_EQ(obj->obj->metadata.resource_version, "9");
+  EXPECT_FALSE(memo.Unexpect(bytes.get()).has_value());  // taken
+  // Later readers of the revision share the object.
+  auto again = memo.Materialize(kv);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(again->obj.get(), obj->obj.get());
+}
+
+TEST(ObjectMemoTest, UnexpectHandsBackAnObjectNobodyTook) {
+  ObjectMemo<Pod> memo;
+  auto bytes = std::make_shared<const std::string>("{}");
+  Pod pod;
+  pod.metadata.name = "failed-write";
+  memo.Expect(bytes, pod);
+  // Other bytes (equal or not) do not take it: only the very value the writer stored.
+  const storage::KeyValue other = PodAt(5, "other");
+  auto obj = memo.Materialize(other);
+  ASSERT_TRUE(obj.ok());
+  EXPECT_EQ(obj->obj->metadata.name, "other");
+  auto back = memo.Unexpect(bytes.get());
+  ASSERT_TRUE(back.has_value());
+  EXPECT_EQ(back->metadata.name, "failed-write");
+  EXPECT_FALSE(memo.Unexpect(bytes.get()).has_value());
+}
+
 }  // namespace
 }  // namespace svcplane::apiserver::registry

@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <utility>
 
 #include "api/codec/json.h"
 #include "api/validation/field_errors.h"
@@ -139,13 +140,16 @@ class Registry {
       FillTypeMeta(obj);
       if (wo.dry_run) return Unstored(std::move(obj));
       std::string key = Key(ns, obj.metadata.name);
-      auto kv = ctx_.store->Create(key, Encode(obj));
+      std::string name = obj.metadata.name;
+      auto kv = StoreEncoded(std::move(obj), &obj, [&](std::shared_ptr<const std::string> bytes) {
+        return ctx_.store->Create(key, std::move(bytes));
+      });
       if (kv.ok()) {
         finish.stored = true;
-        return memo_.Materialize(*kv);
+        return kv;
       }
       if (kv.status().code() == Code::kAlreadyExists && generated && attempt < 3) continue;
-      return MapStoreError<T>(kv.status(), obj.metadata.name);
+      return MapStoreError<T>(kv.status(), name);
     }
   }
 
@@ -193,8 +197,10 @@ class Registry {
       auto bytes = Encode(n);
       if (*bytes == *cur->value) return *current;  // nothing to write: same RV, no event
       if (wo.dry_run) return Unstored(std::move(n));
-      auto kv = ctx_.store->Update(cur->key, bytes, cur->mod_revision);
-      if (kv.ok()) return memo_.Materialize(*kv);
+      auto kv = StoreEncoded(std::move(n), bytes, [&](std::shared_ptr<const std::string> b) {
+        return ctx_.store->Update(cur->key, std::move(b), cur->mod_revision);
+      });
+      if (kv.ok()) return kv;
       auto st = RetryOrMap(kv.status(), /*pinned=*/false, name);
       if (st.code() != kRetry) return st;
     }
@@ -323,10 +329,41 @@ class Registry {
     obj.api_version = InfoOf<T>().GroupVersion();
   }
 
-  static std::shared_ptr<const std::string> Encode(T obj) {
-    obj.metadata.resource_version.clear();
+  // Writes `obj`, already encoded as `bytes`, with `write(bytes)` and returns the stored
+  // object. The memo is told the object behind the bytes, so neither this answer nor the
+  // write's watch event decodes what was just encoded.
+  template <typename Write>
+  Result<Object<T>> StoreEncoded(T obj, const std::shared_ptr<const std::string>& bytes,
+                                 Write&& write) {
+    memo_.Expect(bytes, std::move(obj));
+    auto kv = write(bytes);
+    Result<Object<T>> out = kv.ok() ? memo_.Materialize(*kv) : Result<Object<T>>(kv.status());
+    memo_.Unexpect(bytes.get());
+    return out;
+  }
+
+  // As above, encoding `obj` first; on failure `obj` comes back in `*back` (a create retries
+  // with another generated name).
+  template <typename Write>
+  Result<Object<T>> StoreEncoded(T obj, T* back, Write&& write) {
+    auto bytes = Encode(obj);
+    memo_.Expect(bytes, std::move(obj));
+    auto kv = write(bytes);
+    if (kv.ok()) {
+      auto out = memo_.Materialize(*kv);
+      memo_.Unexpect(bytes.get());
+      return out;
+    }
+    if (auto mine = memo_.Unexpect(bytes.get())) *back = std::move(*mine);
+    return kv.status();
+  }
+
+  // The stored form: type meta filled in, no resourceVersion (the revision is the store's).
+  static std::shared_ptr<const std::string> Encode(T& obj) {
     FillTypeMeta(obj);
+    std::string rv = std::exchange(obj.metadata.resource_version, {});
     std::string json = api::codec::EncodeJson(obj);
+    obj.metadata.resource_version = std::move(rv);
     // The encoder grows its buffer by doubling, so up to half of it is slack. The stored bytes
     // live as long as the object and its watch history (whose budget counts size, not
     // capacity): give the slack back once here.
@@ -400,10 +437,13 @@ class Registry {
       return memo_.Materialize(last);
     }
     if (wo.dry_run) return Unstored(std::move(n));
-    auto kv = ctx_.store->Update(cur.key, bytes, cur.mod_revision);
-    if (!kv.ok()) return RetryOrMap(kv.status(), pinned, n.metadata.name);
+    std::string name = n.metadata.name;
+    auto kv = StoreEncoded(std::move(n), bytes, [&](std::shared_ptr<const std::string> b) {
+      return ctx_.store->Update(cur.key, std::move(b), cur.mod_revision);
+    });
+    if (!kv.ok()) return RetryOrMap(kv.status(), pinned, name);
     finish.stored = true;
-    return memo_.Materialize(*kv);
+    return kv;
   }
 
   // As the etcd3 store's checkPreconditions, worded as InterpretUpdateError reports it.
