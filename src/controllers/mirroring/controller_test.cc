@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <functional>
 #include <memory>
 #include <mutex>
 
@@ -110,10 +111,10 @@ class MirroringLoopbackTest : public ::testing::Test {
     return n;
   }
 
+  SliceGate slice_gate_;  // before env_: outlives the informer whose transform it is
   endpointslice::testing::LoopbackEnv env_;
   RecordingEventSink events_;
   MetricsRegistry metrics_;
-  SliceGate slice_gate_;
   std::unique_ptr<MirroringController> controller_;
 };
 
