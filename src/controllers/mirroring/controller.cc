@@ -118,6 +118,11 @@ std::vector<SlicePtr> MirroringController::ListMirrored(const Endpoints& endpoin
 }
 
 Status MirroringController::DeleteMirrored(const std::string& ns, const std::string& name) {
+  // Forget our writes before listing (spec §4 steps 1-3, as upstream). The cache may not show a
+  // slice we created yet: listed after the forgetting, its add event then finds the tracker
+  // ignorant of it and queues this key again, and that sync deletes it. Kept, the tracker would
+  // take the add for our own write already seen, and the slice would stay mirrored for good.
+  tracker_.DeleteService(ns, name);
   metrics_.Forget(ns + "/" + name);
   Endpoints stub;
   stub.metadata.namespace_ = ns;
@@ -140,10 +145,7 @@ Status MirroringController::Sync(const std::string& key) {
 Status MirroringController::SyncLocked(const std::string& ns, const std::string& name) {
   const std::string key = ns + "/" + name;
   auto endpoints = endpoints_.lister().Get(ns, name);
-  if (endpoints == nullptr) {
-    tracker_.DeleteService(ns, name);
-    return DeleteMirrored(ns, name);
-  }
+  if (endpoints == nullptr) return DeleteMirrored(ns, name);
   if (!ShouldMirror(*endpoints)) return DeleteMirrored(ns, name);
   auto service = services_.lister().Get(ns, name);
   if (service == nullptr || !service->spec.selector.empty()) return DeleteMirrored(ns, name);
