@@ -11,6 +11,11 @@
 
 #include "base/check.h"
 
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#include <sanitizer/common_interface_defs.h>
+#endif
+
 namespace svcplane::apiserver::http::internal {
 namespace {
 
@@ -58,21 +63,53 @@ class StackPool {
   std::vector<ctx::stack_context> free_;  // guarded by mu_
 };
 
-// Boost.Context's StackAllocator over the shared pool.
+// Boost.Context's StackAllocator over the shared pool; tells the fiber where its stack is.
 struct PooledStack {
-  ctx::stack_context allocate() { return StackPool::Shared().Take(); }
+  const void** bottom;
+  std::size_t* size;
+
+  ctx::stack_context allocate() {
+    ctx::stack_context sc = StackPool::Shared().Take();
+    *bottom = static_cast<const char*>(sc.sp) - sc.size;
+    *size = sc.size;
+#if defined(__SANITIZE_ADDRESS__)
+    ASAN_UNPOISON_MEMORY_REGION(*bottom, *size);  // what the last fiber on it left
+#endif
+    return sc;
+  }
   void deallocate(ctx::stack_context& sc) noexcept { StackPool::Shared().Give(sc); }
 };
+
+// AddressSanitizer must be told each time the stack changes, or it cannot clean up after an
+// exception unwinds frames of a fiber's stack and later reports overflows that are not there.
+void StartSwitch(void** fake_stack_save, const void* bottom, std::size_t size) {
+#if defined(__SANITIZE_ADDRESS__)
+  __sanitizer_start_switch_fiber(fake_stack_save, bottom, size);
+#else
+  (void)fake_stack_save, (void)bottom, (void)size;
+#endif
+}
+
+void FinishSwitch(void* fake_stack_save, const void** old_bottom, std::size_t* old_size) {
+#if defined(__SANITIZE_ADDRESS__)
+  __sanitizer_finish_switch_fiber(fake_stack_save, old_bottom, old_size);
+#else
+  (void)fake_stack_save, (void)old_bottom, (void)old_size;
+#endif
+}
 
 }  // namespace
 
 RequestFiber::RequestFiber(std::function<Reply()> handler, std::function<void()> post_resume)
     : handler_(std::move(handler)), post_resume_(std::move(post_resume)) {
-  fiber_ = ctx::fiber(std::allocator_arg, PooledStack{}, [this](ctx::fiber&& owner) {
-    owner_ = std::move(owner);
-    reply_ = handler_();
-    return std::move(owner_);
-  });
+  fiber_ = ctx::fiber(std::allocator_arg, PooledStack{&stack_bottom_, &stack_size_},
+                      [this](ctx::fiber&& owner) {
+                        FinishSwitch(nullptr, &owner_bottom_, &owner_size_);
+                        owner_ = std::move(owner);
+                        reply_ = handler_();
+                        StartSwitch(nullptr, owner_bottom_, owner_size_);  // for good
+                        return std::move(owner_);
+                      });
 }
 
 RequestFiber::~RequestFiber() = default;
@@ -80,10 +117,18 @@ RequestFiber::~RequestFiber() = default;
 bool RequestFiber::Resume() {
   SVC_CHECK(fiber_) << "resuming a finished request fiber";
   ScopedSuspender current(this);
+  void* fake_stack = nullptr;
+  StartSwitch(&fake_stack, stack_bottom_, stack_size_);
   fiber_ = std::move(fiber_).resume();
+  FinishSwitch(fake_stack, nullptr, nullptr);
   return !fiber_;
 }
 
-void RequestFiber::Suspend() { owner_ = std::move(owner_).resume(); }
+void RequestFiber::Suspend() {
+  void* fake_stack = nullptr;
+  StartSwitch(&fake_stack, owner_bottom_, owner_size_);
+  owner_ = std::move(owner_).resume();
+  FinishSwitch(fake_stack, &owner_bottom_, &owner_size_);
+}
 
 }  // namespace svcplane::apiserver::http::internal

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstddef>
 #include <functional>
 #include <optional>
 
@@ -42,6 +43,11 @@ class RequestFiber final : public Suspender {
   boost::context::fiber fiber_;  // the handler's side while it is suspended
   boost::context::fiber owner_;  // the I/O thread's side while the handler runs
   std::optional<Reply> reply_;
+  // Where the two stacks are, for AddressSanitizer's bookkeeping of the switches.
+  const void* stack_bottom_ = nullptr;
+  std::size_t stack_size_ = 0;
+  const void* owner_bottom_ = nullptr;
+  std::size_t owner_size_ = 0;
 };
 
 }  // namespace svcplane::apiserver::http::internal
