@@ -1,5 +1,6 @@
 #include "apiserver/loopback/loopback_clientset.h"
 
+#include <thread>
 #include <utility>
 
 #include "api/selectors/field_labels.h"
@@ -116,6 +117,8 @@ class LoopbackResourceClient final : public client::ResourceClient<T> {
       return handler({client::WatchEventType::kBookmark, std::move(obj)});
     };
     auto next_bookmark = Clock::now() + options_->bookmark_interval;
+    constexpr size_t kWatchBatch = 256;
+    bool defer_next = false;  // the last batch was not full: let the next one gather
     while (!cancel.cancelled()) {
       const auto now = Clock::now();
       if (now >= end) {
@@ -131,10 +134,17 @@ class LoopbackResourceClient final : public client::ResourceClient<T> {
       // Bounded so that no time arithmetic meets time_point::max().
       auto deadline = std::min(end, now + std::chrono::seconds(5));
       if (options.allow_watch_bookmarks) deadline = std::min(deadline, next_bookmark);
-      auto batch = w->Next(256, deadline);
+      if (std::exchange(defer_next, false)) {
+        std::this_thread::sleep_for(options_->watch_batch_window);
+      }
+      auto batch = w->Next(kWatchBatch, deadline);
       if (!batch.ok()) {
         if (cancel.cancelled()) return Status::Ok();
         return batch.status();
+      }
+      if (!batch->empty() && batch->size() < kWatchBatch &&
+          options_->watch_batch_window.count() > 0) {
+        defer_next = true;
       }
       for (auto& item : *batch) {
         client::WatchEventType type = client::WatchEventType::kAdded;

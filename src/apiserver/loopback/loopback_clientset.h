@@ -33,6 +33,11 @@ struct LoopbackOptions {
   std::chrono::milliseconds bookmark_interval{std::chrono::seconds(10)};
   // Live events a watch may buffer before the store drops it (the watcher then re-watches).
   size_t watch_queue_capacity = 10000;
+  // After handing a batch of events over, a watch waits this long before taking the next, so
+  // that a busy stream wakes its informer once per window rather than once per write (each
+  // wake is a thread switch in the reflector and another in the informer's delivery). The
+  // first event after a quiet spell is not delayed. Zero: no wait.
+  std::chrono::microseconds watch_batch_window{1000};
 };
 
 // Safe from any thread. Watch blocks the calling thread (as the REST Watch does) and returns

@@ -211,6 +211,7 @@ Status RocksStore::Load() {
     return InternalError("watch history ends at " + std::to_string(expect - 1) +
                          " but the current revision is " + std::to_string(current));
   }
+  SVC_RETURN_IF_ERROR(ResolveHistoryValues(live, history));
   persisted_compacted_.store(compacted);
   map_.Reset(std::move(live), std::move(history), current, compacted,
              UnavailableError("store reloaded"));

@@ -2,6 +2,7 @@
 
 #include <cstring>
 #include <memory>
+#include <unordered_map>
 #include <utility>
 
 namespace svcplane::storage::rocks::internal {
@@ -125,14 +126,12 @@ Result<KeyValue> DecodeLive(std::string_view db_key, std::string_view bytes) {
 std::string EncodeEvent(const HistoryEntry& entry) {
   const WatchEvent& e = *entry.event;
   std::string out;
-  out.push_back(e.type == WatchEvent::Type::kPut ? 'P' : 'D');
+  out.push_back(e.type == WatchEvent::Type::kPut ? 'p' : 'd');
   PutU64(out, static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(
                                         entry.time.time_since_epoch())
                                         .count()));
   PutU64(out, static_cast<uint64_t>(e.kv.create_revision));
   PutBytes(out, e.kv.key);
-  // A delete's value is the previous value; it is stored once, with prev.
-  PutBytes(out, e.type == WatchEvent::Type::kPut && e.kv.value ? *e.kv.value : "");
   out.push_back(e.prev ? 1 : 0);
   if (e.prev) {
     PutU64(out, static_cast<uint64_t>(e.prev->create_revision));
@@ -154,7 +153,10 @@ Result<HistoryEntry> DecodeEvent(std::string_view db_key, std::string_view bytes
   const auto ms = static_cast<int64_t>(r.U64());
   event->kv.create_revision = static_cast<Revision>(r.U64());
   event->kv.key = std::string(r.Bytes());
-  std::string_view value = r.Bytes();
+  // The older format ('P', 'D') has a value field, empty for a delete; the current one ('p',
+  // 'd') has none. A delete's value is its previous value.
+  const bool old_format = type == 'P' || type == 'D';
+  std::string_view value = old_format ? r.Bytes() : std::string_view();
   event->kv.mod_revision = static_cast<Revision>(rev);
   if (r.U8() == 1) {
     KeyValue prev;
@@ -164,18 +166,54 @@ Result<HistoryEntry> DecodeEvent(std::string_view db_key, std::string_view bytes
     prev.value = std::make_shared<const std::string>(r.Bytes());
     event->prev = std::move(prev);
   }
-  if (!r.ok() || !r.done() || (type != 'P' && type != 'D') || (type == 'D' && !event->prev)) {
+  const bool is_delete = type == 'D' || type == 'd';
+  if (!r.ok() || !r.done() || (type != 'P' && type != 'p' && !is_delete) ||
+      (is_delete && (!event->prev || !value.empty()))) {
     return Corrupt("history", db_key);
   }
   if (type == 'P') {
     event->type = WatchEvent::Type::kPut;
     event->kv.value = std::make_shared<const std::string>(value);
+  } else if (type == 'p') {
+    event->type = WatchEvent::Type::kPut;  // value: ResolveHistoryValues
   } else {
     event->type = WatchEvent::Type::kDelete;
     event->kv.value = event->prev->value;
   }
   return HistoryEntry{std::move(event),
                       std::chrono::system_clock::time_point(std::chrono::milliseconds(ms))};
+}
+
+Status ResolveHistoryValues(const std::vector<KeyValue>& live, std::vector<HistoryEntry>& history) {
+  std::unordered_map<std::string_view, const KeyValue*> live_by_key;
+  live_by_key.reserve(live.size());
+  for (const auto& kv : live) live_by_key.emplace(kv.key, &kv);
+  // Newest first: the value a put wrote is what the key's next event saw as previous.
+  std::unordered_map<std::string_view, std::shared_ptr<const std::string>> next_prev;
+  for (auto it = history.rbegin(); it != history.rend(); ++it) {
+    // Decoded just now and not yet shared: safe to complete in place.
+    auto& event = const_cast<WatchEvent&>(*it->event);
+    const std::string_view key = event.kv.key;
+    if (event.type == WatchEvent::Type::kPut && !event.kv.value) {
+      if (auto next = next_prev.find(key); next != next_prev.end()) {
+        event.kv.value = next->second;
+      } else if (auto l = live_by_key.find(key);
+                 l != live_by_key.end() && l->second->mod_revision == event.kv.mod_revision) {
+        event.kv.value = l->second->value;
+      }
+      if (!event.kv.value) {
+        return InternalError("store damaged: the value written at revision " +
+                             std::to_string(event.kv.mod_revision) + " to " + std::string(key) +
+                             " is not in the store");
+      }
+    }
+    if (event.prev) {
+      next_prev.insert_or_assign(key, event.prev->value);
+    } else {
+      next_prev.erase(key);  // a put without previous value: the key was created here
+    }
+  }
+  return Status::Ok();
 }
 
 }  // namespace svcplane::storage::rocks::internal

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "base/result.h"
 #include "storage/internal/versioned_map.h"
@@ -35,8 +36,17 @@ std::string HistoryKey(Revision revision);
 std::string EncodeLive(const KeyValue& kv);
 Result<KeyValue> DecodeLive(std::string_view db_key, std::string_view bytes);
 
+// A history record keeps an event's previous value but not a put's new value: that value is
+// also the live value (while the put is the key's latest event) or the previous value of the
+// key's next event, both stored anyway. Every value is thus written twice (live and history)
+// rather than three times. Records of older stores, which carry the value ('P'), still decode.
 std::string EncodeEvent(const storage::internal::HistoryEntry& entry);
+// A put decoded from the current format has no value yet; ResolveHistoryValues fills it in.
 Result<storage::internal::HistoryEntry> DecodeEvent(std::string_view db_key,
                                                     std::string_view bytes);
+// Gives every put in `history` (gapless, in revision order) its value from the key's next
+// event, or from `live` for the key's latest. Corruption when one cannot be found.
+Status ResolveHistoryValues(const std::vector<KeyValue>& live,
+                            std::vector<storage::internal::HistoryEntry>& history);
 
 }  // namespace svcplane::storage::rocks::internal
