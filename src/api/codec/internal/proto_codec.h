@@ -328,10 +328,16 @@ inline bool DecodeField(WireType wt, std::string_view raw, meta::RawJson& out, P
                         const ProtoField* sf) {
   if (wt != kLen) return st.Fail("expected a message");
   if (!sf || !sf->message) return st.Fail("no schema for a JSON-kept field");
-  out.text.clear();
-  JsonWriter jw(&out.text);
+  // Written into a reused scratch string, then copied once at its exact size: growing
+  // out.text itself would reallocate several times and leave up to half of it as spare
+  // capacity, which every cached object keeps (~1 KB per Pod, and pages to fault in).
+  thread_local std::string scratch;
+  scratch.clear();
+  JsonWriter jw(&scratch);
   std::string error;
   if (!ProtoMessageToJson(*sf->message, raw, jw, &error)) return st.Fail(error);
+  out.text.assign(scratch);
+  if (scratch.capacity() > (size_t{1} << 20)) scratch = std::string();  // keep no huge buffer
   return true;
 }
 template <meta::Reflected T>
@@ -450,11 +456,14 @@ bool DecodeBody(std::string_view body, T& out, ProtoDecodeState& st) {
               [](const auto& a, const auto& b) { return a.first < b.first; });
     for (const auto& [f, values] : extras) {
       if (OmitInJson(*f, values)) continue;
-      std::string json;
-      JsonWriter jw(&json);
+      // A reused scratch string, copied at its exact size (see the RawJson decoder).
+      thread_local std::string scratch;
+      scratch.clear();
+      JsonWriter jw(&scratch);
       std::string error;
       if (!ProtoFieldToJson(*f, values, jw, &error)) return st.Fail(error);
-      out.unknown.items.emplace_back(f->name, std::move(json));
+      out.unknown.items.emplace_back(f->name, scratch);
+      if (scratch.capacity() > (size_t{1} << 20)) scratch = std::string();
     }
   }
   --st.depth;
