@@ -63,21 +63,28 @@ template <typename T>
 class WatchPumpFor;
 
 // The protobuf message of a stored object, encoded once and shared by every response and watch
-// that sends it (stored objects are immutable).
+// that sends it (stored objects are immutable). With `remember_size` (objects as stored, e.g.
+// watch events; not write responses, which for a dry run carry an unstored object under a
+// stored uid and resourceVersion), its size is also remembered, for longer than the message is
+// cached: a protobuf list of objects watched before streams from its first byte (see
+// ProtobufListReply).
 template <typename T>
-std::shared_ptr<const std::string> CachedProtobufMessage(const std::shared_ptr<const T>& obj) {
-  return api::codec::EncodingCache::Shared().Get(obj, [](const T& o) {
+std::shared_ptr<const std::string> CachedProtobufMessage(const std::shared_ptr<const T>& obj,
+                                                         bool remember_size = false) {
+  return api::codec::EncodingCache::Shared().Get(obj, [remember_size](const T& o) {
     std::string message;
     api::codec::EncodeProtobufMessage(o, &message);
+    if (remember_size) api::codec::EncodedSizeMemo::Shared().Remember(o, message.size());
     return message;
   });
 }
 
 template <typename T>
-std::string EnvelopedProtobuf(const std::shared_ptr<const T>& obj) {
+std::string EnvelopedProtobuf(const std::shared_ptr<const T>& obj, bool remember_size = false) {
   const auto& ri = registry::InfoOf<T>();
   std::string out;
-  api::codec::EncodeProtobufEnvelope(ri.GroupVersion(), ri.kind, *CachedProtobufMessage(obj), &out);
+  api::codec::EncodeProtobufEnvelope(ri.GroupVersion(), ri.kind,
+                                     *CachedProtobufMessage(obj, remember_size), &out);
   return out;
 }
 
@@ -722,7 +729,7 @@ class WatchPumpFor final : public WatchPump {
     } else if (options_.format == F::kPartialObjectMetadata) {
       out->append(WatchLine(type, table::EncodePartialObjectMetadata(item.object.json.str())));
     } else if (options_.protobuf) {
-      api::codec::AppendProtobufWatchFrame(type, EnvelopedProtobuf(item.object.obj), out);
+      api::codec::AppendProtobufWatchFrame(type, EnvelopedProtobuf(item.object.obj, true), out);
     } else {
       AppendWatchLine(type, item.object.json, out);
     }

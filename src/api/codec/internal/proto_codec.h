@@ -25,6 +25,7 @@
 #include "api/codec/internal/proto_schema.h"
 #include "api/codec/internal/proto_transcode.h"
 #include "api/codec/internal/proto_wire.h"
+#include "api/codec/internal/utf8.h"
 #include "api/meta/fields.h"
 #include "api/meta/scalars.h"
 
@@ -231,7 +232,7 @@ inline bool ReadVarintValue(WireType wt, std::string_view raw, uint64_t* v) {
 inline bool DecodeField(WireType wt, std::string_view raw, std::string& out, ProtoDecodeState& st,
                         const ProtoField*) {
   if (wt != kLen) return st.Fail("expected a string");
-  if (!simdjson::validate_utf8(raw.data(), raw.size())) return st.Fail("invalid UTF-8 in string");
+  if (!ValidUtf8(raw)) return st.Fail("invalid UTF-8 in string");
   out.assign(raw);
   return true;
 }
@@ -307,7 +308,7 @@ inline bool DecodeField(WireType wt, std::string_view raw, meta::IntOrString& ou
                         ProtoDecodeState& st, const ProtoField*) {
   SmallMessage m;
   if (!ReadSmall(wt, raw, &m, st)) return false;
-  if (!simdjson::validate_utf8(m.strs[3].data(), m.strs[3].size())) {
+  if (!ValidUtf8(m.strs[3])) {
     return st.Fail("invalid UTF-8 in string");
   }
   out = m.ints[1] == 1 ? meta::IntOrString::FromString(std::string(m.strs[3]))
@@ -318,7 +319,7 @@ inline bool DecodeField(WireType wt, std::string_view raw, meta::Quantity& out,
                         ProtoDecodeState& st, const ProtoField*) {
   SmallMessage m;
   if (!ReadSmall(wt, raw, &m, st)) return false;
-  if (!simdjson::validate_utf8(m.strs[1].data(), m.strs[1].size())) {
+  if (!ValidUtf8(m.strs[1])) {
     return st.Fail("invalid UTF-8 in string");
   }
   out.text.assign(m.strs[1]);
