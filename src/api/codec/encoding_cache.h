@@ -30,6 +30,18 @@ class EncodingCache {
     return bytes;
   }
 
+  // The cached encoding of `obj`, or nullptr (nothing is encoded or stored).
+  template <typename T>
+  std::shared_ptr<const std::string> Find(const std::shared_ptr<const T>& obj) {
+    return Find(obj.get(), obj);
+  }
+  // Stores `bytes` as the encoding of `obj`.
+  template <typename T>
+  void Put(const std::shared_ptr<const T>& obj, std::shared_ptr<const std::string> bytes) {
+    Put(obj.get(), obj, std::move(bytes));
+  }
+
+  size_t capacity_bytes() const { return capacity_; }
   size_t size_bytes() const;
   size_t entries() const;
 

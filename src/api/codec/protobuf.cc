@@ -142,6 +142,64 @@ void EncodeProtobufListOfMessages(const meta::ListMeta& metadata,
   WriteEnvelopeTail(w);
 }
 
+namespace {
+
+size_t VarintSize(uint64_t v) {
+  size_t n = 1;
+  while (v >= 0x80) {
+    v >>= 7;
+    ++n;
+  }
+  return n;
+}
+
+constexpr char kListItemTag = (2 << 3) | internal::kLen;
+
+}  // namespace
+
+ProtobufListFrame FrameProtobufList(const meta::ListMeta& metadata,
+                                    std::span<const size_t> item_message_sizes,
+                                    std::string_view api_version, std::string_view list_kind) {
+  ProtobufListFrame f;
+  std::string meta_field;
+  ProtoWriter mw(&meta_field);
+  internal::EncodeField(mw, 1, metadata, nullptr);
+  uint64_t inner = meta_field.size();
+  for (size_t s : item_message_sizes) inner += ProtobufListItemSize(s);
+  ProtoWriter w(&f.head);
+  f.head.append(kProtobufMagic);
+  size_t tm = w.Begin(1);
+  w.Bytes(1, api_version);
+  w.Bytes(2, list_kind);
+  w.End(tm);
+  w.Tag(2, internal::kLen);
+  w.Varint(inner);
+  f.head += meta_field;
+  ProtoWriter tw(&f.tail);
+  WriteEnvelopeTail(tw);
+  f.size = f.head.size() + (inner - meta_field.size()) + f.tail.size();
+  return f;
+}
+
+void AppendProtobufListItem(std::string_view message, std::string* out) {
+  ProtoWriter w(out);
+  w.Bytes(2, message);
+}
+
+size_t ProtobufListItemSize(size_t message_size) {
+  return 1 + VarintSize(message_size) + message_size;
+}
+
+template <typename T>
+bool AppendProtobufListItemEncoded(const T& obj, size_t expected_message_size, std::string* out) {
+  out->push_back(kListItemTag);
+  ProtoWriter w(out);
+  w.Varint(expected_message_size);
+  const size_t start = out->size();
+  internal::EncodeBody(w, obj);
+  return out->size() - start == expected_message_size;
+}
+
 template <typename T>
 Result<T> DecodeProtobuf(std::string_view data) {
   auto env = DecodeProtobufEnvelope(data);
@@ -229,11 +287,12 @@ Result<std::optional<ProtobufWatchEvent>> NextProtobufWatchFrame(std::string_vie
   template void EncodeProtobuf<T>(const T&, std::string_view, std::string_view, std::string*); \
   template Result<T> DecodeProtobuf<T>(std::string_view);
 
-#define SVCPLANE_INSTANTIATE_KIND(T)                                                    \
-  SVCPLANE_INSTANTIATE(T)                                                               \
-  SVCPLANE_INSTANTIATE(meta::List<T>)                                                   \
-  template void EncodeProtobufList<T>(const meta::ListMeta&, std::span<const T* const>, \
-                                      std::string_view, std::string_view, std::string*);
+#define SVCPLANE_INSTANTIATE_KIND(T)                                                     \
+  SVCPLANE_INSTANTIATE(T)                                                                \
+  SVCPLANE_INSTANTIATE(meta::List<T>)                                                    \
+  template void EncodeProtobufList<T>(const meta::ListMeta&, std::span<const T* const>,  \
+                                      std::string_view, std::string_view, std::string*); \
+  template bool AppendProtobufListItemEncoded<T>(const T&, size_t, std::string*);
 
 SVCPLANE_INSTANTIATE_KIND(core::v1::Namespace)
 SVCPLANE_INSTANTIATE_KIND(core::v1::Service)

@@ -13,6 +13,7 @@
 // Errors are kBadRequest with a message naming what was wrong; decoding never reads out of
 // bounds, whatever the input (fuzzed: protobuf_decode_fuzz).
 
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
@@ -65,6 +66,29 @@ void EncodeProtobufListOfMessages(const meta::ListMeta& metadata,
                                   std::span<const std::string_view> item_messages,
                                   std::string_view api_version, std::string_view list_kind,
                                   std::string* out);
+
+// A List sent item by item instead of assembled whole (a 100,000-Pod list is ~180 MB). The
+// envelope's raw field and the List message carry their lengths before their bytes, so the
+// item messages' sizes must be known before the first byte goes out. The body is `head`, then
+// every item's field (AppendProtobufListItem, in the order of the sizes given), then `tail`:
+// byte for byte what EncodeProtobufListOfMessages writes for the same messages.
+struct ProtobufListFrame {
+  std::string head;   // magic, envelope up to raw's bytes, the List's metadata field
+  std::string tail;   // the envelope fields after raw
+  uint64_t size = 0;  // the whole body: head, every item's field, tail
+};
+ProtobufListFrame FrameProtobufList(const meta::ListMeta& metadata,
+                                    std::span<const size_t> item_message_sizes,
+                                    std::string_view api_version, std::string_view list_kind);
+// An item message as the List's field 2 (tag, length, bytes), appended to `out`.
+void AppendProtobufListItem(std::string_view message, std::string* out);
+// The bytes AppendProtobufListItem writes for a message of `message_size` bytes.
+size_t ProtobufListItemSize(size_t message_size);
+// Encodes `obj` as the List's field 2 straight into `out`, its length taken from
+// `expected_message_size` (known from an earlier encoding of the same object version). False
+// if the message came out another size: the bytes appended then are not a valid field.
+template <typename T>
+bool AppendProtobufListItemEncoded(const T& obj, size_t expected_message_size, std::string* out);
 
 // Decodes an enveloped object and sets its kind and apiVersion from the envelope (callers check
 // them against what they expect, as with JSON).

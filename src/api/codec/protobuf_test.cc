@@ -314,6 +314,50 @@ TEST(ProtobufTest, ListsAndStatus) {
   EXPECT_EQ(*back, st);
 }
 
+// A List framed for streaming (head, items, tail) is byte for byte the List assembled whole,
+// whatever the items' sizes (lengths of one, two and three varint bytes, empty messages, none).
+TEST(ProtobufTest, FramedListIsTheAssembledList) {
+  meta::ListMeta lm;
+  lm.resource_version = "12345";
+  lm.continue_ = "token";
+  for (std::vector<size_t> sizes :
+       {std::vector<size_t>{}, {0}, {1, 127, 128}, {16383, 16384, 3}, {200000, 5, 70000}}) {
+    std::vector<std::string> messages;
+    for (size_t i = 0; i < sizes.size(); ++i) messages.emplace_back(sizes[i], char('a' + i));
+    const std::vector<std::string_view> views(messages.begin(), messages.end());
+    std::string whole;
+    EncodeProtobufListOfMessages(lm, views, "v1", "PodList", &whole);
+    auto frame = FrameProtobufList(lm, sizes, "v1", "PodList");
+    std::string streamed = frame.head;
+    for (const auto& m : messages) {
+      const size_t before = streamed.size();
+      AppendProtobufListItem(m, &streamed);
+      EXPECT_EQ(streamed.size() - before, ProtobufListItemSize(m.size()));
+    }
+    streamed += frame.tail;
+    EXPECT_EQ(frame.size, whole.size()) << sizes.size() << " items";
+    EXPECT_EQ(streamed, whole) << sizes.size() << " items";
+  }
+}
+
+TEST(ProtobufTest, ListItemEncodedInPlaceMatchesItsMessage) {
+  core::v1::Pod pod;
+  pod.metadata.name = "web-0";
+  pod.metadata.labels = {{"app", "web"}};
+  pod.spec.containers.push_back({.name = "c", .image = std::string(300, 'i')});
+  std::string message;
+  EncodeProtobufMessage(pod, &message);
+  std::string expected = "prefix";
+  AppendProtobufListItem(message, &expected);
+
+  std::string out = "prefix";
+  EXPECT_TRUE(AppendProtobufListItemEncoded(pod, message.size(), &out));
+  EXPECT_EQ(out, expected);
+  // A wrong size is reported (the caller must not send the bytes as a valid field).
+  std::string wrong;
+  EXPECT_FALSE(AppendProtobufListItemEncoded(pod, message.size() + 1, &wrong));
+}
+
 TEST(ProtobufTest, TimesKeepTheirPrecision) {
   core::v1::Event ev;
   ev.metadata.name = "e";

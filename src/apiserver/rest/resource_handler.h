@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 
+#include "api/codec/encoded_size_memo.h"
 #include "api/codec/encoding_cache.h"
 #include "api/codec/json.h"
 #include "api/codec/protobuf.h"
@@ -28,6 +29,7 @@
 #include "apiserver/rest/watch_hub.h"
 #include "apiserver/table/accept.h"
 #include "apiserver/table/table.h"
+#include "base/logging.h"
 
 namespace svcplane::apiserver::rest {
 
@@ -61,21 +63,28 @@ template <typename T>
 class WatchPumpFor;
 
 // The protobuf message of a stored object, encoded once and shared by every response and watch
-// that sends it (stored objects are immutable).
+// that sends it (stored objects are immutable). With `remember_size` (objects as stored, e.g.
+// watch events; not write responses, which for a dry run carry an unstored object under a
+// stored uid and resourceVersion), its size is also remembered, for longer than the message is
+// cached: a protobuf list of objects watched before streams from its first byte (see
+// ProtobufListReply).
 template <typename T>
-std::shared_ptr<const std::string> CachedProtobufMessage(const std::shared_ptr<const T>& obj) {
-  return api::codec::EncodingCache::Shared().Get(obj, [](const T& o) {
+std::shared_ptr<const std::string> CachedProtobufMessage(const std::shared_ptr<const T>& obj,
+                                                         bool remember_size = false) {
+  return api::codec::EncodingCache::Shared().Get(obj, [remember_size](const T& o) {
     std::string message;
     api::codec::EncodeProtobufMessage(o, &message);
+    if (remember_size) api::codec::EncodedSizeMemo::Shared().Remember(o, message.size());
     return message;
   });
 }
 
 template <typename T>
-std::string EnvelopedProtobuf(const std::shared_ptr<const T>& obj) {
+std::string EnvelopedProtobuf(const std::shared_ptr<const T>& obj, bool remember_size = false) {
   const auto& ri = registry::InfoOf<T>();
   std::string out;
-  api::codec::EncodeProtobufEnvelope(ri.GroupVersion(), ri.kind, *CachedProtobufMessage(obj), &out);
+  api::codec::EncodeProtobufEnvelope(ri.GroupVersion(), ri.kind,
+                                     *CachedProtobufMessage(obj, remember_size), &out);
   return out;
 }
 
@@ -186,19 +195,7 @@ class ResourceHandler final : public Endpoint {
   http::Reply ListReply(const http::Request& req, const api::meta::ListMeta& meta,
                         std::vector<registry::Object<T>> items) {
     const auto& ri = reg_->info();
-    if (WantsProtobuf(req)) {
-      std::vector<std::shared_ptr<const std::string>> messages;
-      std::vector<std::string_view> views;
-      messages.reserve(items.size());
-      views.reserve(items.size());
-      for (const auto& o : items) {
-        messages.push_back(CachedProtobufMessage(o.obj));
-        views.push_back(*messages.back());
-      }
-      std::string body;
-      api::codec::EncodeProtobufListOfMessages(meta, views, ri.GroupVersion(), ri.list_kind, &body);
-      return http::Reply(ProtobufResponse(200, std::move(body)));
-    }
+    if (WantsProtobuf(req)) return ProtobufListReply(meta, std::move(items));
     std::string head;
     head += "{\"kind\":\"";
     head += ri.list_kind;
@@ -225,6 +222,74 @@ class ResourceHandler final : public Endpoint {
       }
       if (i) body->push_back(',');
       items[i].json.AppendTo(body);
+      ++i;
+      return true;
+    };
+    return http::Reply(std::move(r));
+  }
+
+  // A protobuf List streamed as the connection sends it, with an exact Content-Length. Its
+  // lengths come first (ProtobufListFrame), so every item's message size must be known before
+  // the first byte: from the encoding cache, from the size memo (the item was encoded before),
+  // or by encoding the item now and keeping its message until it is sent. Items whose size
+  // was remembered are encoded only when their turn comes, piece by piece while the client
+  // reads and decodes the previous pieces. A size that turns out wrong (it cannot, for an
+  // immutable object version) ends the body short, and the connection, which checks the
+  // promised length, closes: the client sees a truncated list and lists again.
+  http::Reply ProtobufListReply(const api::meta::ListMeta& meta,
+                                std::vector<registry::Object<T>> items) {
+    const auto& ri = reg_->info();
+    auto& cache = api::codec::EncodingCache::Shared();
+    auto& sizes = api::codec::EncodedSizeMemo::Shared();
+    // A list adds to the cache only until it filled a quarter of it: a scan of more objects
+    // than the cache holds would only flush it, for every later list and watch too.
+    size_t cache_budget = cache.capacity_bytes() / 4;
+    std::vector<std::shared_ptr<const std::string>> messages(items.size());
+    std::vector<size_t> message_sizes(items.size());
+    for (size_t i = 0; i < items.size(); ++i) {
+      const auto& obj = items[i].obj;
+      if (auto hit = cache.Find(obj)) {
+        message_sizes[i] = hit->size();
+        messages[i] = std::move(hit);
+      } else if (auto size = sizes.Find(*obj)) {
+        message_sizes[i] = *size;
+      } else {
+        std::string message;
+        api::codec::EncodeProtobufMessage(*obj, &message);
+        auto bytes = std::make_shared<const std::string>(std::move(message));
+        message_sizes[i] = bytes->size();
+        sizes.Remember(*obj, bytes->size());
+        if (bytes->size() <= cache_budget) {
+          cache_budget -= bytes->size();
+          cache.Put(obj, bytes);
+        }
+        messages[i] = std::move(bytes);
+      }
+    }
+    auto frame =
+        api::codec::FrameProtobufList(meta, message_sizes, ri.GroupVersion(), ri.list_kind);
+    http::Response r = ProtobufResponse(200, {});
+    r.body_source_size = frame.size;
+    r.body_source = [items = std::move(items), messages = std::move(messages),
+                     message_sizes = std::move(message_sizes), frame = std::move(frame),
+                     i = size_t{0}, started = false](std::string* body) mutable {
+      if (!started) {
+        *body += frame.head;
+        started = true;
+      }
+      if (i == items.size()) {
+        *body += frame.tail;
+        return false;
+      }
+      if (messages[i]) {
+        api::codec::AppendProtobufListItem(*messages[i], body);
+        messages[i].reset();  // memory back as the list goes out
+      } else if (!api::codec::AppendProtobufListItemEncoded(*items[i].obj, message_sizes[i],
+                                                            body)) {
+        SPDLOG_ERROR("protobuf list: the message of item {} is not the size remembered", i);
+        return false;  // short of the promised length: the connection closes
+      }
+      items[i] = {};
       ++i;
       return true;
     };
@@ -664,7 +729,7 @@ class WatchPumpFor final : public WatchPump {
     } else if (options_.format == F::kPartialObjectMetadata) {
       out->append(WatchLine(type, table::EncodePartialObjectMetadata(item.object.json.str())));
     } else if (options_.protobuf) {
-      api::codec::AppendProtobufWatchFrame(type, EnvelopedProtobuf(item.object.obj), out);
+      api::codec::AppendProtobufWatchFrame(type, EnvelopedProtobuf(item.object.obj, true), out);
     } else {
       AppendWatchLine(type, item.object.json, out);
     }

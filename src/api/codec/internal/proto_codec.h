@@ -25,6 +25,7 @@
 #include "api/codec/internal/proto_schema.h"
 #include "api/codec/internal/proto_transcode.h"
 #include "api/codec/internal/proto_wire.h"
+#include "api/codec/internal/utf8.h"
 #include "api/meta/fields.h"
 #include "api/meta/scalars.h"
 
@@ -231,7 +232,7 @@ inline bool ReadVarintValue(WireType wt, std::string_view raw, uint64_t* v) {
 inline bool DecodeField(WireType wt, std::string_view raw, std::string& out, ProtoDecodeState& st,
                         const ProtoField*) {
   if (wt != kLen) return st.Fail("expected a string");
-  if (!simdjson::validate_utf8(raw.data(), raw.size())) return st.Fail("invalid UTF-8 in string");
+  if (!ValidUtf8(raw)) return st.Fail("invalid UTF-8 in string");
   out.assign(raw);
   return true;
 }
@@ -307,7 +308,7 @@ inline bool DecodeField(WireType wt, std::string_view raw, meta::IntOrString& ou
                         ProtoDecodeState& st, const ProtoField*) {
   SmallMessage m;
   if (!ReadSmall(wt, raw, &m, st)) return false;
-  if (!simdjson::validate_utf8(m.strs[3].data(), m.strs[3].size())) {
+  if (!ValidUtf8(m.strs[3])) {
     return st.Fail("invalid UTF-8 in string");
   }
   out = m.ints[1] == 1 ? meta::IntOrString::FromString(std::string(m.strs[3]))
@@ -318,7 +319,7 @@ inline bool DecodeField(WireType wt, std::string_view raw, meta::Quantity& out,
                         ProtoDecodeState& st, const ProtoField*) {
   SmallMessage m;
   if (!ReadSmall(wt, raw, &m, st)) return false;
-  if (!simdjson::validate_utf8(m.strs[1].data(), m.strs[1].size())) {
+  if (!ValidUtf8(m.strs[1])) {
     return st.Fail("invalid UTF-8 in string");
   }
   out.text.assign(m.strs[1]);
@@ -328,10 +329,16 @@ inline bool DecodeField(WireType wt, std::string_view raw, meta::RawJson& out, P
                         const ProtoField* sf) {
   if (wt != kLen) return st.Fail("expected a message");
   if (!sf || !sf->message) return st.Fail("no schema for a JSON-kept field");
-  out.text.clear();
-  JsonWriter jw(&out.text);
+  // Written into a reused scratch string, then copied once at its exact size: growing
+  // out.text itself would reallocate several times and leave up to half of it as spare
+  // capacity, which every cached object keeps (~1 KB per Pod, and pages to fault in).
+  thread_local std::string scratch;
+  scratch.clear();
+  JsonWriter jw(&scratch);
   std::string error;
   if (!ProtoMessageToJson(*sf->message, raw, jw, &error)) return st.Fail(error);
+  out.text.assign(scratch);
+  if (scratch.capacity() > (size_t{1} << 20)) scratch = std::string();  // keep no huge buffer
   return true;
 }
 template <meta::Reflected T>
@@ -450,11 +457,14 @@ bool DecodeBody(std::string_view body, T& out, ProtoDecodeState& st) {
               [](const auto& a, const auto& b) { return a.first < b.first; });
     for (const auto& [f, values] : extras) {
       if (OmitInJson(*f, values)) continue;
-      std::string json;
-      JsonWriter jw(&json);
+      // A reused scratch string, copied at its exact size (see the RawJson decoder).
+      thread_local std::string scratch;
+      scratch.clear();
+      JsonWriter jw(&scratch);
       std::string error;
       if (!ProtoFieldToJson(*f, values, jw, &error)) return st.Fail(error);
-      out.unknown.items.emplace_back(f->name, std::move(json));
+      out.unknown.items.emplace_back(f->name, scratch);
+      if (scratch.capacity() > (size_t{1} << 20)) scratch = std::string();
     }
   }
   --st.depth;

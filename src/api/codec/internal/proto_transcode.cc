@@ -8,6 +8,7 @@
 #include <cmath>
 #include <map>
 
+#include "api/codec/internal/utf8.h"
 #include "api/meta/scalars.h"
 
 namespace svcplane::api::codec::internal {
@@ -392,7 +393,7 @@ struct ToJson {
         w.String(Base64(v.raw));
         return true;
       }
-      if (!simdjson::validate_utf8(v.raw.data(), v.raw.size())) {
+      if (!ValidUtf8(v.raw)) {
         return Fail(f.name, "invalid UTF-8");
       }
       w.String(v.raw);
@@ -402,7 +403,7 @@ struct ToJson {
   }
 
   // Packed repeated scalars arrive as one length-delimited run; others one per occurrence.
-  bool Repeated(const ProtoField& f, const std::vector<WireValue>& values, int depth) {
+  bool Repeated(const ProtoField& f, std::span<const WireValue> values, int depth) {
     w.Char('[');
     bool first = true;
     auto elem = [&](WireValue v) {
@@ -435,7 +436,7 @@ struct ToJson {
     return true;
   }
 
-  bool Map(const ProtoField& f, const std::vector<WireValue>& values, int depth) {
+  bool Map(const ProtoField& f, std::span<const WireValue> values, int depth) {
     // Last entry wins for a repeated key; JSON keys sorted as Go's encoder writes them.
     std::map<std::string, std::string> entries;
     for (const WireValue& v : values) {
@@ -452,7 +453,7 @@ struct ToJson {
         if (num == 1) {
           if (f.key_type == ProtoType::kString) {
             if (wt != kLen) return Fail(f.name, "bad map key");
-            if (!simdjson::validate_utf8(raw.data(), raw.size())) {
+            if (!ValidUtf8(raw)) {
               return Fail(f.name, "invalid UTF-8");
             }
             key.assign(raw);
@@ -493,7 +494,7 @@ struct ToJson {
     return true;
   }
 
-  bool Field(const ProtoField& f, const std::vector<WireValue>& values, int depth) {
+  bool Field(const ProtoField& f, std::span<const WireValue> values, int depth) {
     if (f.is_map) return Map(f, values, depth);
     if (f.repeated) return Repeated(f, values, depth);
     if (f.type == ProtoType::kMessage) {
@@ -522,15 +523,17 @@ struct ToJson {
   // Writes m's fields as members of the object being written (so inline fields can share it).
   bool Fields(const ProtoMessage& m, std::string_view body, bool* first, int depth) {
     if (depth > kMaxDepth) return Fail(m.full_name, "nested too deeply");
-    // Occurrences grouped by field, in declaration order (Go's JSON order). A flat buffer on the
-    // stack: most messages have a handful of fields set.
-    struct Occ {
-      uint32_t index;
-      WireValue value;
-    };
-    Occ small[32];
-    std::vector<Occ> big;
+    // Occurrences grouped by field, in declaration order (Go's JSON order): field indexes and
+    // values in parallel arrays on the stack (most messages have a handful of fields set), so
+    // that one field's occurrences end up contiguous and are handed on as a span, without a
+    // vector per message.
+    constexpr size_t kSmall = 32;
+    uint32_t small_index[kSmall];
+    WireValue small_value[kSmall];
+    std::vector<uint32_t> big_index;
+    std::vector<WireValue> big_value;
     size_t n = 0;
+    bool sorted = true;
     ProtoReader r(body);
     while (!r.done()) {
       uint32_t num;
@@ -541,23 +544,47 @@ struct ToJson {
       }
       const ProtoField* f = m.FieldByNumber(num);
       if (!f) continue;  // unknown to our schema: dropped, as upstream drops them
-      Occ o{static_cast<uint32_t>(f - m.fields.data()), {wt, raw}};
-      if (n < std::size(small)) {
-        small[n++] = o;
+      const auto index = static_cast<uint32_t>(f - m.fields.data());
+      if (n < kSmall) {
+        if (n && small_index[n - 1] > index) sorted = false;
+        small_index[n] = index;
+        small_value[n] = {wt, raw};
       } else {
-        if (big.empty()) big.assign(small, small + n);
-        big.push_back(o);
-        ++n;
+        if (big_index.empty()) {
+          big_index.assign(small_index, small_index + n);
+          big_value.assign(small_value, small_value + n);
+        }
+        if (big_index.back() > index) sorted = false;
+        big_index.push_back(index);
+        big_value.push_back({wt, raw});
       }
+      ++n;
     }
-    Occ* occ = big.empty() ? small : big.data();
-    std::stable_sort(occ, occ + n, [](const Occ& a, const Occ& b) { return a.index < b.index; });
-    std::vector<WireValue> values;
+    uint32_t* index = big_index.empty() ? small_index : big_index.data();
+    WireValue* value = big_index.empty() ? small_value : big_value.data();
+    if (!sorted) {
+      // Our encoder and Go's write fields in number order; declaration order differs only in
+      // a few kinds. A stable sort of the positions keeps each field's occurrences in wire order.
+      std::vector<uint32_t> order(n);
+      for (size_t i = 0; i < n; ++i) order[i] = static_cast<uint32_t>(i);
+      std::stable_sort(order.begin(), order.end(),
+                       [&](uint32_t a, uint32_t b) { return index[a] < index[b]; });
+      std::vector<uint32_t> si(n);
+      std::vector<WireValue> sv(n);
+      for (size_t i = 0; i < n; ++i) {
+        si[i] = index[order[i]];
+        sv[i] = value[order[i]];
+      }
+      big_index = std::move(si);
+      big_value = std::move(sv);
+      index = big_index.data();
+      value = big_value.data();
+    }
     for (size_t i = 0; i < n;) {
       size_t j = i;
-      values.clear();
-      while (j < n && occ[j].index == occ[i].index) values.push_back(occ[j++].value);
-      const ProtoField& f = m.fields[occ[i].index];
+      while (j < n && index[j] == index[i]) ++j;
+      const std::span<const WireValue> values(value + i, j - i);
+      const ProtoField& f = m.fields[index[i]];
       i = j;
       if (f.inline_json && f.message && f.message->special == Special::kNone) {
         std::string merged;
@@ -616,7 +643,7 @@ struct ToJson {
       }
       case Special::kIntOrString:
         if (ints[1] == 1) {
-          if (!simdjson::validate_utf8(strs[3].data(), strs[3].size())) {
+          if (!ValidUtf8(strs[3])) {
             return Fail(f.name, "invalid UTF-8");
           }
           w.String(strs[3]);
@@ -625,7 +652,7 @@ struct ToJson {
         }
         return true;
       case Special::kQuantity:
-        if (!simdjson::validate_utf8(strs[1].data(), strs[1].size())) {
+        if (!ValidUtf8(strs[1])) {
           return Fail(f.name, "invalid UTF-8");
         }
         w.String(strs[1]);
@@ -650,7 +677,7 @@ struct ToJson {
 
 }  // namespace
 
-bool OmitInJson(const ProtoField& f, const std::vector<WireValue>& values) {
+bool OmitInJson(const ProtoField& f, std::span<const WireValue> values) {
   return !f.repeated && f.type == ProtoType::kString && values.size() >= 1 &&
          values.back().raw.empty();
 }
@@ -718,7 +745,7 @@ bool JsonMessageToProto(const ProtoMessage& m, std::string_view json, ProtoWrite
   return tp.Body(m, obj, 0);
 }
 
-bool ProtoFieldToJson(const ProtoField& f, const std::vector<WireValue>& values, JsonWriter& w,
+bool ProtoFieldToJson(const ProtoField& f, std::span<const WireValue> values, JsonWriter& w,
                       std::string* error) {
   ToJson tj{w, error};
   return tj.Field(f, values, 0);

@@ -10,6 +10,7 @@
 // from "zero". Going to JSON we drop empty strings (almost all string fields are omitempty) but
 // keep zero numbers and false (a pointer's 0/false, e.g. runAsUser: 0, must survive).
 
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -49,7 +50,7 @@ struct WireValue {
 };
 
 // Appends the JSON value of field `f` from all its occurrences (in wire order).
-bool ProtoFieldToJson(const ProtoField& f, const std::vector<WireValue>& values, JsonWriter& w,
+bool ProtoFieldToJson(const ProtoField& f, std::span<const WireValue> values, JsonWriter& w,
                       std::string* error);
 
 // Appends the JSON value of message `m` from its body.
@@ -57,6 +58,6 @@ bool ProtoMessageToJson(const ProtoMessage& m, std::string_view body, JsonWriter
                         std::string* error);
 
 // True for a field ProtoFieldToJson would leave out of JSON (a single empty string).
-bool OmitInJson(const ProtoField& f, const std::vector<WireValue>& values);
+bool OmitInJson(const ProtoField& f, std::span<const WireValue> values);
 
 }  // namespace svcplane::api::codec::internal
