@@ -869,8 +869,8 @@ TEST_F(ServerTest, SuspendedRequestLeavesItsIoThreadToOtherConnections) {
   EXPECT_EQ(res->status, 200);
   EXPECT_EQ(res->body, "resumed 1");
   // The connection goes on serving, on the worker pool too.
-  auto again = (*suspended)->Get("/block");
   Unblock();
+  auto again = (*suspended)->Get("/block");
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(again->body, "unblocked");
 }
@@ -945,11 +945,15 @@ TEST_F(ServerTest, ShutdownWaitsForASuspendedRequest) {
   std::thread t([&] { res = (*client)->Get("/suspend?n=7"); });
   auto resume = TakeResumer();
   ASSERT_TRUE(resume);
+  const auto start = std::chrono::steady_clock::now();
   std::thread stopper([&] { server_->Shutdown(5s); });
   std::this_thread::sleep_for(100ms);
   resume();
   stopper.join();
   t.join();
+  // Finished well before the deadline: the resumer the test still holds does not keep the
+  // finished connection open.
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 3s);
   ASSERT_TRUE(res.ok()) << res.status().ToString();
   EXPECT_EQ(res->body, "resumed 7");
 }

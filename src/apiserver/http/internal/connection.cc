@@ -83,6 +83,8 @@ Reply RunHandler(const Handler& handler, const Request& req) {
   // The adapter edge: a handler's exception becomes a 500 rather than crossing into Asio.
   try {
     return handler(req);
+  } catch (const boost::context::detail::forced_unwind&) {
+    throw;  // a suspended RequestFiber destroyed at teardown unwinds its stack: let it
   } catch (const std::exception& e) {
     return StatusResponse(500, "InternalError",
                           fmt::format("Internal error occurred: {}", e.what()));
@@ -317,10 +319,16 @@ void Connection::Dispatch() {
 
 void Connection::RunOnIoThread(Request req) {
   auto self = shared_from_this();
-  // Both callables hold the connection until the handler finished (the fiber holds them).
+  // The handler holds the connection until it finished (the fiber holds the handler). The
+  // resumer only refers to it: a copy kept after the wait (a store's queue entry) must not
+  // keep a finished connection open.
   fiber_ = std::make_unique<RequestFiber>(
       [self, req = std::move(req)] { return RunHandler(self->state_->handler, req); },
-      [self] { net::post(self->stream_.get_executor(), [self] { self->ResumeFiber(); }); });
+      [weak = weak_from_this()] {
+        if (auto conn = weak.lock()) {
+          net::post(conn->stream_.get_executor(), [conn] { conn->ResumeFiber(); });
+        }
+      });
   ResumeFiber();
 }
 
