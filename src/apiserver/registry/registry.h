@@ -141,13 +141,15 @@ class Registry {
       if (wo.dry_run) return Unstored(std::move(obj));
       std::string key = Key(ns, obj.metadata.name);
       std::string name = obj.metadata.name;
-      auto kv = StoreEncoded(std::move(obj), &obj, [&](std::shared_ptr<const std::string> bytes) {
-        return ctx_.store->Create(key, std::move(bytes));
-      });
-      if (kv.ok()) {
-        finish.stored = true;
-        return kv;
-      }
+      bool written = false;
+      auto kv = StoreEncoded(
+          std::move(obj), &obj,
+          [&](std::shared_ptr<const std::string> bytes) {
+            return ctx_.store->Create(key, std::move(bytes));
+          },
+          &written);
+      finish.stored = written;
+      if (written) return kv;
       if (kv.status().code() == Code::kAlreadyExists && generated && attempt < 3) continue;
       return MapStoreError<T>(kv.status(), name);
     }
@@ -197,10 +199,14 @@ class Registry {
       auto bytes = Encode(n);
       if (*bytes == *cur->value) return *current;  // nothing to write: same RV, no event
       if (wo.dry_run) return Unstored(std::move(n));
-      auto kv = StoreEncoded(std::move(n), bytes, [&](std::shared_ptr<const std::string> b) {
-        return ctx_.store->Update(cur->key, std::move(b), cur->mod_revision);
-      });
-      if (kv.ok()) return kv;
+      bool written = false;
+      auto kv = StoreEncoded(
+          std::move(n), bytes,
+          [&](std::shared_ptr<const std::string> b) {
+            return ctx_.store->Update(cur->key, std::move(b), cur->mod_revision);
+          },
+          &written);
+      if (written) return kv;
       auto st = RetryOrMap(kv.status(), /*pinned=*/false, name);
       if (st.code() != kRetry) return st;
     }
@@ -331,24 +337,27 @@ class Registry {
 
   // Writes `obj`, already encoded as `bytes`, with `write(bytes)` and returns the stored
   // object. The memo is told the object behind the bytes, so neither this answer nor the
-  // write's watch event decodes what was just encoded.
+  // write's watch event decodes what was just encoded. `*written` says whether the store took
+  // the write (the answer may still fail to materialize; hooks must not be undone then).
   template <typename Write>
   Result<Object<T>> StoreEncoded(T obj, const std::shared_ptr<const std::string>& bytes,
-                                 Write&& write) {
+                                 Write&& write, bool* written) {
     memo_.Expect(bytes, std::move(obj));
     auto kv = write(bytes);
+    *written = kv.ok();
     Result<Object<T>> out = kv.ok() ? memo_.Materialize(*kv) : Result<Object<T>>(kv.status());
     memo_.Unexpect(bytes.get());
     return out;
   }
 
-  // As above, encoding `obj` first; on failure `obj` comes back in `*back` (a create retries
-  // with another generated name).
+  // As above, encoding `obj` first; when the store refuses the write `obj` comes back in
+  // `*back` (a create retries with another generated name).
   template <typename Write>
-  Result<Object<T>> StoreEncoded(T obj, T* back, Write&& write) {
+  Result<Object<T>> StoreEncoded(T obj, T* back, Write&& write, bool* written) {
     auto bytes = Encode(obj);
     memo_.Expect(bytes, std::move(obj));
     auto kv = write(bytes);
+    *written = kv.ok();
     if (kv.ok()) {
       auto out = memo_.Materialize(*kv);
       memo_.Unexpect(bytes.get());
@@ -438,10 +447,14 @@ class Registry {
     }
     if (wo.dry_run) return Unstored(std::move(n));
     std::string name = n.metadata.name;
-    auto kv = StoreEncoded(std::move(n), bytes, [&](std::shared_ptr<const std::string> b) {
-      return ctx_.store->Update(cur.key, std::move(b), cur.mod_revision);
-    });
-    if (!kv.ok()) return RetryOrMap(kv.status(), pinned, name);
+    bool written = false;
+    auto kv = StoreEncoded(
+        std::move(n), bytes,
+        [&](std::shared_ptr<const std::string> b) {
+          return ctx_.store->Update(cur.key, std::move(b), cur.mod_revision);
+        },
+        &written);
+    if (!written) return RetryOrMap(kv.status(), pinned, name);
     finish.stored = true;
     return kv;
   }
