@@ -5,9 +5,8 @@
 #include <boost/json.hpp>
 
 #include "api/codec/protobuf.h"
+#include "apiserver/rest/pod_handler_fixture.h"
 #include "apiserver/rest/request_info.h"
-#include "apiserver/rest/resource_handler.h"
-#include "storage/memory/memory_store.h"
 
 namespace svcplane::apiserver::rest {
 namespace {
@@ -16,21 +15,13 @@ using api::core::v1::Pod;
 
 constexpr std::string_view kBindingPath = "/api/v1/namespaces/default/pods/p/binding";
 
-class BindingHandlerTest : public ::testing::Test {
+class BindingHandlerTest : public testing::PodHandlerFixture {
  protected:
-  BindingHandlerTest() : pods_(Ctx()), handler_(&pods_, nullptr) {
+  BindingHandlerTest() {
     Pod p;
     p.metadata.name = "p";
     p.spec.containers.push_back({.name = "c", .image = "nginx:1.25"});
-    auto created = pods_.Create("default", std::move(p), {});
-    EXPECT_TRUE(created.ok()) << created.status().ToString();
-  }
-
-  registry::RegistryContext Ctx() {
-    registry::RegistryContext ctx;
-    ctx.store = &store_;
-    ctx.now_micros = [] { return int64_t{1714557600'000000}; };
-    return ctx;
+    CreatePod(std::move(p));
   }
 
   http::Response Send(std::string method, std::string_view path, std::string body,
@@ -39,15 +30,10 @@ class BindingHandlerTest : public ::testing::Test {
     http::Request req;
     req.method = std::move(method);
     req.path = std::string(path);
-    req.target = req.path;
     req.body = std::move(body);
     req.headers = {{"Content-Type", std::move(content_type)}, {"Accept", std::move(accept)}};
     if (dry_run_) req.query = {{"dryRun", "All"}};
-    auto info = ParseResourcePath(path);
-    EXPECT_TRUE(info.ok()) << info.status().ToString();
-    auto reply = handler_.Handle(req, *info);
-    EXPECT_TRUE(std::holds_alternative<http::Response>(reply));
-    return std::get<http::Response>(std::move(reply));
+    return Handle(std::move(req));
   }
 
   static std::string BindingJson(std::string_view pod, std::string_view node,
@@ -58,9 +44,6 @@ class BindingHandlerTest : public ::testing::Test {
   }
 
   bool dry_run_ = false;
-  storage::memory::MemoryStore store_;
-  registry::Registry<Pod> pods_;
-  ResourceHandler<Pod> handler_;
 };
 
 TEST_F(BindingHandlerTest, PathIsAPodSubresource) {

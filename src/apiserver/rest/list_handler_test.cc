@@ -6,9 +6,7 @@
 #include "api/codec/encoded_size_memo.h"
 #include "api/codec/encoding_cache.h"
 #include "api/codec/protobuf.h"
-#include "apiserver/rest/request_info.h"
-#include "apiserver/rest/resource_handler.h"
-#include "storage/memory/memory_store.h"
+#include "apiserver/rest/pod_handler_fixture.h"
 
 namespace svcplane::apiserver::rest {
 namespace {
@@ -17,38 +15,25 @@ using api::core::v1::Pod;
 
 constexpr std::string_view kPodsPath = "/api/v1/namespaces/default/pods";
 
-class ProtobufListTest : public ::testing::Test {
+class ProtobufListTest : public testing::PodHandlerFixture {
  protected:
-  ProtobufListTest() : pods_(Ctx()), handler_(&pods_, nullptr) {
+  ProtobufListTest() {
     for (int i = 0; i < 300; ++i) {
       Pod p;
       p.metadata.name = "web-" + std::to_string(i);
       p.metadata.labels = {{"app", "web"}};
       // Messages of different sizes, some over 127 and 16383 bytes (longer length varints).
       p.spec.containers.push_back({.name = "c", .image = std::string(10 + i * 67, 'i')});
-      auto created = pods_.Create("default", std::move(p), {});
-      EXPECT_TRUE(created.ok()) << created.status().ToString();
+      CreatePod(std::move(p));
     }
-  }
-
-  registry::RegistryContext Ctx() {
-    registry::RegistryContext ctx;
-    ctx.store = &store_;
-    ctx.now_micros = [] { return int64_t{1714557600'000000}; };
-    return ctx;
   }
 
   http::Response List(std::string accept = std::string(api::codec::kProtobufContentType)) {
     http::Request req;
     req.method = "GET";
     req.path = std::string(kPodsPath);
-    req.target = req.path;
     req.headers = {{"Accept", std::move(accept)}};
-    auto info = ParseResourcePath(kPodsPath);
-    EXPECT_TRUE(info.ok()) << info.status().ToString();
-    auto reply = handler_.Handle(req, *info);
-    EXPECT_TRUE(std::holds_alternative<http::Response>(reply));
-    return std::get<http::Response>(std::move(reply));
+    return Handle(std::move(req));
   }
 
   // The list the non-streamed encoder writes for the registry's current items.
@@ -87,9 +72,6 @@ class ProtobufListTest : public ::testing::Test {
     }
   }
 
-  storage::memory::MemoryStore store_;
-  registry::Registry<Pod> pods_;
-  ResourceHandler<Pod> handler_;
   static inline std::vector<std::shared_ptr<const int>> fillers_;
 };
 
