@@ -29,6 +29,9 @@ struct ListOptions {
   size_t limit = 0;
   Revision revision = 0;
   RevisionMatch match = RevisionMatch::kLatest;
+  // false: the caller reads only values, and a store may leave the items' keys empty (a copy
+  // of each key saved). continue_key is set either way.
+  bool keys = true;
 };
 
 struct ListResult {

@@ -46,6 +46,13 @@ Result<ssl::context> MakeTlsContext(const ServerOptions& o) {
   ctx.set_options(ssl::context::default_workarounds | ssl::context::no_sslv2 |
                   ssl::context::no_sslv3 | ssl::context::no_tlsv1 | ssl::context::no_tlsv1_1 |
                   ssl::context::single_dh_use);
+  // Go's order for TLS 1.3 on CPUs with AES instructions, chosen by the server as Go does:
+  // AES-128-GCM costs about a sixth less per byte than the AES-256-GCM OpenSSL would let the
+  // client pick, and a 100k-Pod LIST is 260 MB of it.
+  SSL_CTX_set_ciphersuites(ctx.native_handle(),
+                           "TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:"
+                           "TLS_CHACHA20_POLY1305_SHA256");
+  SSL_CTX_set_options(ctx.native_handle(), SSL_OP_CIPHER_SERVER_PREFERENCE);
   boost::system::error_code ec;
   ctx.use_certificate_chain(net::buffer(o.cert_pem), ec);
   if (ec) return InvalidError("serving certificate: " + ec.message());

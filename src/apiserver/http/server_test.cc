@@ -278,6 +278,18 @@ TEST_F(ServerTest, BearerTokenGets200) {
   EXPECT_EQ(out, "hello admin\n200");
 }
 
+// Go's TLS stack, and so kube-apiserver, picks AES-128-GCM first on CPUs with AES instructions,
+// whatever the client prefers; OpenSSL's default would take the client's AES-256 first and
+// spend a fifth more cycles on every byte of a large LIST.
+TEST_F(ServerTest, NegotiatesAes128GcmAsGoServersDo) {
+  StartServer();
+  auto client = TlsClient::Connect(Client());
+  ASSERT_TRUE(client.ok()) << client.status().ToString();
+  auto r = (*client)->Get("/hello");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ((*client)->Cipher(), "TLS_AES_128_GCM_SHA256");
+}
+
 TEST_F(ServerTest, ClientCertificateSignedByTheCaGets200) {
   StartServer();
   auto [code, out] = RunCommand(Curl({"--cert", Path("admin.crt"), "--key", Path("admin.key"), "-w",

@@ -1,7 +1,9 @@
 #include "apiserver/registry/object_json.h"
 
+#include <algorithm>
 #include <boost/json.hpp>
 #include <charconv>
+#include <cstring>
 
 namespace svcplane::apiserver::registry {
 namespace {
@@ -72,10 +74,32 @@ namespace {
 
 constexpr std::string_view kMetadataOpen = "\"metadata\":{";
 constexpr std::string_view kResourceVersionKey = "\"resourceVersion\":\"";
+constexpr std::string_view kKindOpen = "{\"kind\":\"";
+constexpr std::string_view kApiVersionKey = "\",\"apiVersion\":\"";
+constexpr std::string_view kMetadataAfterValue = "\",\"metadata\":{";
 
-// Where the resourceVersion member goes in stored JSON (just inside the object's metadata), or
-// npos for JSON we did not write, which is written as it is.
-size_t SplicePosition(std::string_view stored) {
+// The end of the JSON string value that starts at `from` (our encoder escapes every quote
+// inside a value, so the first unescaped one ends it; kind and apiVersion have none), or npos.
+size_t StringValueEnd(std::string_view s, size_t from) {
+  if (from > s.size()) return std::string_view::npos;
+  const void* q = std::memchr(s.data() + from, '"', s.size() - from);
+  return q == nullptr ? std::string_view::npos : static_cast<const char*>(q) - s.data();
+}
+
+// Our encoder's layout, `{"kind":"K","apiVersion":"V","metadata":{`, found with two scans for
+// a quote; anything else by searching. A list splices every item, and a general search stops
+// at each of the many quotes before the metadata.
+size_t FindMetadataInside(std::string_view stored) {
+  if (stored.starts_with(kKindOpen)) {
+    const size_t kind_end = StringValueEnd(stored, kKindOpen.size());
+    if (kind_end != std::string_view::npos && stored.substr(kind_end).starts_with(kApiVersionKey)) {
+      const size_t version_end = StringValueEnd(stored, kind_end + kApiVersionKey.size());
+      if (version_end != std::string_view::npos &&
+          stored.substr(version_end).starts_with(kMetadataAfterValue)) {
+        return version_end + kMetadataAfterValue.size();
+      }
+    }
+  }
   size_t pos = stored.find(kMetadataOpen);
   return pos == std::string_view::npos ? pos : pos + kMetadataOpen.size();
 }
@@ -84,41 +108,58 @@ bool NeedsComma(std::string_view stored, size_t pos) {
   return pos < stored.size() && stored[pos] != '}';
 }
 
-}  // namespace
-
-void AppendWithResourceVersion(std::string_view stored, storage::Revision rv, std::string* out) {
-  const size_t pos = SplicePosition(stored);
+void Splice(std::string_view stored, size_t pos, storage::Revision rv, std::string* out) {
   if (pos == std::string_view::npos) {
     out->append(stored);
     return;
   }
-  out->append(stored.substr(0, pos));
-  out->append(kResourceVersionKey);
   char buf[24];
   auto r = std::to_chars(buf, buf + sizeof(buf), rv);
-  out->append(buf, static_cast<size_t>(r.ptr - buf));
-  out->push_back('"');
-  if (NeedsComma(stored, pos)) out->push_back(',');
-  out->append(stored.substr(pos));
+  const std::string_view digits(buf, static_cast<size_t>(r.ptr - buf));
+  const bool comma = NeedsComma(stored, pos);
+  const size_t at = out->size();
+  // One resize and plain copies: appending the four parts one by one re-checks capacity and
+  // length for each.
+  out->resize(at + stored.size() + kResourceVersionKey.size() + digits.size() + 1 + comma);
+  char* w = out->data() + at;
+  w = std::copy_n(stored.data(), pos, w);
+  w = std::copy_n(kResourceVersionKey.data(), kResourceVersionKey.size(), w);
+  w = std::copy_n(digits.data(), digits.size(), w);
+  *w++ = '"';
+  if (comma) *w++ = ',';
+  std::copy_n(stored.data() + pos, stored.size() - pos, w);
+}
+
+}  // namespace
+
+void AppendWithResourceVersion(std::string_view stored, storage::Revision rv, std::string* out) {
+  Splice(stored, FindMetadataInside(stored), rv, out);
+}
+
+ObjectJson::ObjectJson(std::shared_ptr<const std::string> bytes, storage::Revision revision)
+    : bytes_(std::move(bytes)), revision_(revision) {
+  if (bytes_ && revision_ != 0) {
+    const size_t pos = FindMetadataInside(*bytes_);
+    if (pos != std::string_view::npos && pos < kNoSplice) splice_ = static_cast<uint32_t>(pos);
+  }
 }
 
 size_t ObjectJson::size() const {
   if (!bytes_) return 0;
   const std::string_view stored = *bytes_;
-  const size_t pos = revision_ == 0 ? std::string_view::npos : SplicePosition(stored);
-  if (pos == std::string_view::npos) return stored.size();
+  if (splice_ == kNoSplice) return stored.size();
   char buf[24];
   auto r = std::to_chars(buf, buf + sizeof(buf), revision_);
   return stored.size() + kResourceVersionKey.size() + static_cast<size_t>(r.ptr - buf) + 1 +
-         (NeedsComma(stored, pos) ? 1 : 0);
+         (NeedsComma(stored, splice_) ? 1 : 0);
 }
 
 void ObjectJson::AppendTo(std::string* out) const {
   if (!bytes_) return;
-  if (revision_ == 0) {
+  if (splice_ == kNoSplice) {
     out->append(*bytes_);
   } else {
-    AppendWithResourceVersion(*bytes_, revision_, out);
+    Splice(*bytes_, splice_, revision_, out);
   }
 }
 

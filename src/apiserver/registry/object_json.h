@@ -28,8 +28,8 @@ class ObjectJson {
   ObjectJson() = default;
   // `revision` 0: `bytes` are written as they are (an object that was never stored, whose
   // encoding already carries whatever resourceVersion it has).
-  ObjectJson(std::shared_ptr<const std::string> bytes, storage::Revision revision)
-      : bytes_(std::move(bytes)), revision_(revision) {}
+  // Finds where the revision goes once, here: every list and watch event writes it again.
+  ObjectJson(std::shared_ptr<const std::string> bytes, storage::Revision revision);
 
   void AppendTo(std::string* out) const;
   std::string str() const;
@@ -37,8 +37,11 @@ class ObjectJson {
   size_t size() const;
 
  private:
+  static constexpr uint32_t kNoSplice = UINT32_MAX;  // written as stored
+
   std::shared_ptr<const std::string> bytes_;
   storage::Revision revision_ = 0;
+  uint32_t splice_ = kNoSplice;  // offset just inside the stored metadata
 };
 
 // Storage keys: "<prefix>/<namespace>/<name>" for namespaced kinds, "<prefix>/<name>" otherwise.

@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <utility>
+#include <vector>
+
 namespace svcplane::apiserver::registry {
 namespace {
 
@@ -25,6 +29,32 @@ TEST(ObjectJsonTest, WritesStoredBytesWithTheRevisionWithoutCopyingThem) {
   EXPECT_EQ(ObjectJson(empty_meta, 1234567).size(), ObjectJson(empty_meta, 1234567).str().size());
   auto foreign = std::make_shared<const std::string>(R"({"kind":"Pod"})");
   EXPECT_EQ(ObjectJson(foreign, 5).size(), foreign->size());
+}
+
+// Our encoder's layout takes a shortcut; every other layout, and layouts that only start like
+// it, must splice at the same place a plain search finds.
+TEST(ObjectJsonTest, SplicesEveryLayoutInsideTheObjectsOwnMetadata) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {R"({"kind":"Pod","apiVersion":"v1","metadata":{"name":"a"},"spec":{}})",
+       R"({"kind":"Pod","apiVersion":"v1","metadata":{"resourceVersion":"9","name":"a"},"spec":{}})"},
+      {R"({"kind":"Lease","apiVersion":"coordination.k8s.io/v1","metadata":{}})",
+       R"({"kind":"Lease","apiVersion":"coordination.k8s.io/v1","metadata":{"resourceVersion":"9"}})"},
+      {R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"a"}})",
+       R"({"apiVersion":"v1","kind":"Pod","metadata":{"resourceVersion":"9","name":"a"}})"},
+      {R"({"kind":"Pod","apiVersion":"v1","spec":{},"metadata":{"name":"a"}})",
+       R"({"kind":"Pod","apiVersion":"v1","spec":{},"metadata":{"resourceVersion":"9","name":"a"}})"},
+      {R"({"kind":"Pod","apiVersion":"v1")", R"({"kind":"Pod","apiVersion":"v1")"},
+      {R"({"kind":"Pod)", R"({"kind":"Pod)"},
+      {R"({"kind":")", R"({"kind":")"},
+      {R"({"kind":"Pod","apiVersion":"v1","metadata":)",
+       R"({"kind":"Pod","apiVersion":"v1","metadata":)"},
+  };
+  for (const auto& [stored, want] : cases) {
+    EXPECT_EQ(WithResourceVersion(stored, 9), want) << stored;
+    ObjectJson json(std::make_shared<const std::string>(stored), 9);
+    EXPECT_EQ(json.str(), want) << stored;
+    EXPECT_EQ(json.size(), want.size()) << stored;
+  }
 }
 
 TEST(ObjectJsonTest, RevisionZeroWritesBytesAsTheyAre) {

@@ -72,18 +72,27 @@ class Registry {
     while (true) {
       opts.limit = limit == 0 ? 0 : std::max<size_t>(limit - out.items.size(), 64);
       if (!filtered && limit != 0) opts.limit = limit - out.items.size();
+      const bool json_only = q.json_only && !filtered;
+      opts.keys = !json_only;  // an unfiltered page never needs the key past its limit
       auto page = ctx_.store->List(opts);
       if (!page.ok()) return MapListError(page.status());
       out.revision = page->revision;
       if (!filtered) out.items.reserve(out.items.size() + page->items.size());
       size_t consumed = 0;
       std::string next_key;
-      for (const auto& kv : page->items) {
+      for (auto& kv : page->items) {
         if (limit != 0 && out.items.size() == limit) {
           next_key = kv.key;
           break;
         }
         ++consumed;
+        if (json_only) {
+          // Cheaper than the memo's lookup, and nothing to decode for objects it lacks (every
+          // object, after a restart).
+          out.items.push_back(
+              {nullptr, ObjectJson(std::move(kv.value), kv.mod_revision), kv.mod_revision});
+          continue;
+        }
         auto obj = memo_.Materialize(kv);
         if (!obj.ok()) return obj.status();
         if (Matches(*obj->obj, q)) out.items.push_back(std::move(*obj));

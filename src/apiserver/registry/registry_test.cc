@@ -260,6 +260,36 @@ TEST_F(RegistryTest, ListWithSelectorsAndPagination) {
   ASSERT_EQ(one->items.size(), 1u);
 }
 
+TEST_F(RegistryTest, JsonOnlyListWritesTheSameJsonWithoutTypedObjects) {
+  Registry<Pod> pods(Ctx());
+  for (int i = 0; i < 4; ++i) {
+    ASSERT_TRUE(
+        pods.Create("default", MakePod("p" + std::to_string(i), i % 2 ? "a" : "b"), {}).ok());
+  }
+  Pod edit = MakePod("p0", "b");
+  edit.metadata.labels["v"] = "2";
+  ASSERT_TRUE(pods.Update("default", "p0", Subresource::kNone, edit, {}).ok());
+  auto full = pods.List("default", {});
+  ListQuery json_only;
+  json_only.json_only = true;
+  auto lean = pods.List("default", json_only);
+  ASSERT_TRUE(full.ok() && lean.ok());
+  ASSERT_EQ(lean->items.size(), full->items.size());
+  EXPECT_EQ(lean->revision, full->revision);
+  for (size_t i = 0; i < full->items.size(); ++i) {
+    EXPECT_EQ(lean->items[i].obj, nullptr);
+    EXPECT_EQ(lean->items[i].json.str(), full->items[i].json.str());
+    EXPECT_EQ(lean->items[i].revision, full->items[i].revision);
+  }
+  EXPECT_NE(lean->items[0].json.str().find("\"v\":\"2\""), std::string::npos);
+  // A selector needs the typed objects to match: those lists still have them.
+  json_only.label = *api::selectors::ParseLabelSelector("app=a");
+  auto selected = pods.List("default", json_only);
+  ASSERT_TRUE(selected.ok());
+  ASSERT_EQ(selected->items.size(), 2u);
+  EXPECT_EQ(selected->items[0].obj->metadata.name, "p1");
+}
+
 // kube-apiserver's watch cache ignores the limit of a list at resourceVersion "0" (cacher.go
 // computeListLimit): a reflector's first list, limit=500&resourceVersion=0, gets everything.
 TEST_F(RegistryTest, ListAtResourceVersionZeroIgnoresTheLimit) {

@@ -42,6 +42,9 @@ struct ListQuery {
   std::string continue_token;
   std::string resource_version;  // "" (consistent), "0" (any) or a revision
   bool exact = false;            // resourceVersionMatch=Exact
+  // The caller writes out only each item's JSON: items of an unfiltered list then come without
+  // their typed object (Object::obj null), neither looked up nor decoded.
+  bool json_only = false;
 };
 
 enum class Subresource { kNone, kStatus, kFinalize };

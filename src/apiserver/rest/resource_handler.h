@@ -327,13 +327,15 @@ class ResourceHandler final : public Endpoint {
     auto params = ParseListParams(req, reg_->info(), info.name);
     if (!params.ok()) return params.status();
     if (params->watch) return Watch(req, info, *format, std::move(*params));
+    using F = table::ResponseFormat;
+    params->query.json_only =
+        !WantsProtobuf(req) && (*format == F::kJson || *format == F::kPartialObjectMetadata);
     auto list = reg_->List(info.ns, params->query);
     if (!list.ok()) return list.status();
     api::meta::ListMeta meta;
     meta.resource_version = std::to_string(list->revision);
     meta.continue_ = list->continue_token;
     meta.remaining_item_count = list->remaining_item_count;
-    using F = table::ResponseFormat;
     if (*format == F::kTableV1 || *format == F::kTableV1beta1) {
       Status err;
       auto opts = TableOpts(req, *format, &err);

@@ -27,6 +27,25 @@ HistoryOptions Budget(size_t max_bytes) {
   return o;
 }
 
+TEST(VersionedMapList, ValuesOnlyListLeavesKeysEmptyButStillPages) {
+  VersionedMap map(HistoryOptions{});
+  for (int i = 0; i < 5; ++i) Put(map, "/k/" + std::to_string(i), 10 + i);
+  auto keyed = map.List({.prefix = "/k/"});
+  auto bare = map.List({.prefix = "/k/", .keys = false});
+  ASSERT_TRUE(keyed.ok() && bare.ok());
+  ASSERT_EQ(bare->items.size(), 5u);
+  for (size_t i = 0; i < 5; ++i) {
+    EXPECT_EQ(bare->items[i].key, "");
+    EXPECT_EQ(bare->items[i].value, keyed->items[i].value);  // the same shared bytes
+    EXPECT_EQ(bare->items[i].mod_revision, keyed->items[i].mod_revision);
+  }
+  auto page = map.List({.prefix = "/k/", .limit = 2, .keys = false});
+  ASSERT_TRUE(page.ok());
+  EXPECT_EQ(page->items.size(), 2u);
+  EXPECT_EQ(page->continue_key, "/k/2");
+  EXPECT_EQ(page->remaining, 3);
+}
+
 TEST(VersionedMapHistory, ByteBudgetForgetsOldestLargeRewrites) {
   VersionedMap map(Budget(100'000));
   for (int i = 0; i < 50; ++i) Put(map, "/slices/a", 10'000);

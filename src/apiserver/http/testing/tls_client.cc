@@ -142,6 +142,11 @@ bool TlsClient::StreamEnded() const {
   return impl_->stream_parser && impl_->stream_parser->is_done();
 }
 
+std::string TlsClient::Cipher() const {
+  const char* name = SSL_get_cipher_name(impl_->stream.native_handle());
+  return name == nullptr ? "" : name;
+}
+
 void TlsClient::Abort() {
   beast::error_code ec;
   impl_->tcp().socket().shutdown(tcp::socket::shutdown_both, ec);

@@ -48,6 +48,9 @@ class TlsClient {
   Result<std::string> ReadStreamUntil(const std::string& needle);
   bool StreamEnded() const;
 
+  // The TLS cipher suite the server chose (OpenSSL's name, e.g. "TLS_AES_128_GCM_SHA256").
+  std::string Cipher() const;
+
   // Drops the TCP connection without a TLS close_notify, as a crashing client would.
   void Abort();
 
