@@ -94,7 +94,7 @@ class ServerProcess {
  public:
   explicit ServerProcess(bool keep_dir) : keep_dir_(keep_dir) {}
   // Separate from the constructor so the destructor cleans up when starting fails.
-  void Start(const std::string& binary) {
+  void Start(const std::string& binary, const std::vector<std::string>& extra_args) {
     char tmpl[] = "/tmp/svcplane-apibench-XXXXXX";
     if (!mkdtemp(tmpl)) throw std::runtime_error("mkdtemp failed");
     dir_ = tmpl;
@@ -109,8 +109,13 @@ class ServerProcess {
         dup2(fd, 2);
       }
       std::string data = dir_ + "/data";
-      execl(binary.c_str(), binary.c_str(), "serve", "--data-dir", data.c_str(), "--listen",
-            "127.0.0.1:0", "--log-level", "warn", static_cast<char*>(nullptr));
+      std::vector<std::string> args = {binary,     "serve",       "--data-dir",  data,
+                                       "--listen", "127.0.0.1:0", "--log-level", "warn"};
+      args.insert(args.end(), extra_args.begin(), extra_args.end());
+      std::vector<char*> argv;
+      for (auto& a : args) argv.push_back(a.data());
+      argv.push_back(nullptr);
+      execv(binary.c_str(), argv.data());
       _exit(127);
     }
     std::string kubeconfig = dir_ + "/data/kubeconfig";
@@ -561,6 +566,10 @@ int main(int argc, char** argv) {
   int watch_interval_ms = 100;
   bool keep = false;
   app.add_option("--server", server, "svcplane binary")->capture_default_str();
+  std::vector<std::string> server_args;
+  app.add_option("--server-arg", server_args,
+                 "extra argument for `svcplane serve` (repeatable), e.g. "
+                 "--server-arg=--build-pieces-ahead=false");
   app.add_option("--pod-json", pod_json, "Pod template")->capture_default_str();
   app.add_option("--pods", pods, "Pods to create (half with 8 clients, half with 64)")
       ->capture_default_str();
@@ -578,7 +587,7 @@ int main(int argc, char** argv) {
   std::vector<Row> rows;
   try {
     ServerProcess proc(keep);
-    proc.Start(server);
+    proc.Start(server, server_args);
     Endpoint ep{proc.port, proc.token, proc.ca_pem};
     std::fprintf(stderr, "server pid %d on port %u, data %s\n", proc.pid(), ep.port,
                  proc.dir().c_str());

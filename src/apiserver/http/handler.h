@@ -53,8 +53,9 @@ struct Request {
 // Pods is ~260 MB of JSON; produced this way it is never held whole (no giant allocation and
 // its page faults) and the client receives the first bytes at once instead of after the last.
 // The status is decided before the body starts, so a source must not fail. It runs on an I/O
-// thread, one call at a time, and must not block; what it reads must stay alive as long as it
-// does (capture it by value / shared_ptr).
+// thread and, past its first piece, on a worker building the next piece while one is sent; one
+// call at a time, and it must not block; what it reads must stay alive as long as it does
+// (capture it by value / shared_ptr).
 using BodySource = std::function<bool(std::string* out)>;
 
 struct Response {

@@ -45,6 +45,10 @@ struct ServerOptions {
   // (base/suspend.h), saving the hand-offs to a worker and back. Only for handlers that do not
   // block otherwise (no network calls, no long waits) and hold no lock across a commit.
   std::function<bool(const Request&)> run_on_io_thread;
+
+  // A sourced body of more than one piece has its next piece built on the worker pool while
+  // the I/O thread sends the current one (internal/piece_ahead.h); false: all on the I/O thread.
+  bool build_pieces_ahead = true;
 };
 
 // An HTTPS (HTTP/1.1, keep-alive) server. TLS is always on. Requests are parsed and

@@ -344,6 +344,7 @@ Result<std::unique_ptr<ApiServer>> ApiServer::Start(const ApiServerOptions& opti
   ho.worker_threads = options.worker_threads;
   // Only the embedded store suspends a request fiber on its commits (base/suspend.h).
   if (options.requests_on_io_threads) ho.run_on_io_thread = rest::RunsOnIoThread;
+  ho.build_pieces_ahead = options.build_pieces_ahead;
   ho.cert_pem = impl->pki.serving_cert_pem;
   ho.key_pem = impl->pki.serving_key_pem;
   ho.client_ca_pem = impl->pki.ca_cert_pem;

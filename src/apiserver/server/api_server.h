@@ -22,6 +22,9 @@ struct ApiServerOptions {
   // Single-object requests and creates run on the I/O threads as fibers that suspend on store
   // commits (http::ServerOptions::run_on_io_thread); false: every handler runs on the workers.
   bool requests_on_io_threads = true;
+  // Large response bodies (LISTs) are built one piece ahead on the workers
+  // (http::ServerOptions::build_pieces_ahead).
+  bool build_pieces_ahead = true;
   // Events of watch history kept by the store (0: the defaults). Tests shrink it
   // to force "too old resource version" (410) after a few writes.
   size_t watch_history_events = 0;

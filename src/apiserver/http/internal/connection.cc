@@ -407,9 +407,30 @@ void Connection::RespondSourced(std::unique_ptr<bhttp::response<bhttp::empty_bod
 void Connection::WriteBodyPiece() {
   const bool chunked = !body_size_.has_value();
   const std::size_t prefix = chunked ? kChunkPrefix : 0;
-  body_chunk_.assign(prefix, '0');
   bool more = true;
-  while (more && body_chunk_.size() - prefix < kPieceTarget) more = body_source_(&body_chunk_);
+  if (piece_ahead_) {
+    // A worker built this piece while the previous one was sent; if it is not done yet, it
+    // calls back here when it is. The worker's task holds the connection alive meanwhile.
+    auto taken = piece_ahead_->Take(&body_chunk_, [weak = weak_from_this()] {
+      if (auto self = weak.lock()) {
+        net::post(self->stream_.get_executor(), [self] { self->WriteBodyPiece(); });
+      }
+    });
+    if (!taken) return;
+    more = *taken;
+  } else {
+    body_chunk_.assign(prefix, '0');
+    while (more && body_chunk_.size() - prefix < kPieceTarget) more = body_source_(&body_chunk_);
+    if (more && state_->options.build_pieces_ahead && state_->workers != nullptr) {
+      // More than one piece: the rest is built one piece ahead on the workers.
+      piece_ahead_ = std::make_shared<PieceAhead>(std::move(body_source_), prefix, kPieceTarget);
+      body_source_ = nullptr;
+    }
+  }
+  if (more && piece_ahead_) {
+    net::post(*state_->workers,
+              [self = shared_from_this(), ahead = piece_ahead_] { ahead->Build(); });
+  }
   const std::size_t data = body_chunk_.size() - prefix;
   body_sent_ += data;
   bool broken = false;
@@ -433,6 +454,7 @@ void Connection::WriteBodyPiece() {
   if (!more) {
     if (chunked) body_chunk_ += "0\r\n\r\n";
     body_source_ = nullptr;  // releases what it holds (a LIST's items) before the next request
+    piece_ahead_.reset();
   }
   tcp().expires_after(state_->options.io_timeout);
   net::async_write(stream_, net::buffer(body_chunk_),
@@ -440,6 +462,7 @@ void Connection::WriteBodyPiece() {
                      if (ec || !more) {
                        self->body_chunk_ = std::string();  // a piece of memory back
                        self->body_source_ = nullptr;
+                       self->piece_ahead_.reset();  // a worker still building lets go after
                        self->body_serializer_.reset();
                        self->body_head_.reset();
                        return self->OnWritten(ec, broken || !self->body_keep_);

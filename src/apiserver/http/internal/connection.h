@@ -13,6 +13,7 @@
 #include <boost/beast/ssl.hpp>
 
 #include "apiserver/http/handler.h"
+#include "apiserver/http/internal/piece_ahead.h"
 #include "apiserver/http/internal/request_fiber.h"
 #include "apiserver/http/internal/server_state.h"
 
@@ -97,6 +98,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
       body_serializer_;
   std::string body_chunk_;
   bool body_keep_ = false;
+  std::shared_ptr<PieceAhead> piece_ahead_;  // builds the next piece while one is sent
 
   // Streaming state.
   std::shared_ptr<StreamWriter> writer_;
