@@ -330,6 +330,47 @@ TEST(HttpsTransportTest, StreamBytesReadToTheEndReusesTheConnection) {
   EXPECT_EQ(t->ConnectionsOpened(), 2);
 }
 
+// StreamBytes reads block on the socket; a Cancel from another thread while the server sends
+// nothing (an idle protobuf watch) still ends the call at once, and the server sees the close.
+TEST(HttpsTransportTest, StreamBytesCancelledWhileBlockedInARead) {
+  std::atomic<bool> server_saw_close{false};
+  TlsTestServer server([&](const TestRequest&) {
+    TestResponse r;
+    r.stream = [&](const testing::ChunkWriter& write) {
+      write("first");
+      // Idle until the client goes away (a write fails once it shut the connection down).
+      while (write(" ")) std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      server_saw_close = true;
+    };
+    return r;
+  });
+  auto t = MustCreate(ConfigFor(server));
+  CancelToken cancel;
+  std::thread canceller;
+  std::string got;
+  auto res = t->StreamBytes(
+      Get("/watch"),
+      [&](const HttpResponse&, std::string_view chunk) {
+        if (got.empty()) {
+          canceller = std::thread([&] {
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+            cancel.Cancel();
+          });
+        }
+        got.append(chunk);
+        return true;
+      },
+      cancel);
+  canceller.join();
+  ASSERT_TRUE(res.ok()) << res.status().ToString();
+  EXPECT_EQ(res->status, 200);
+  EXPECT_EQ(got.substr(0, 5), "first");
+  for (int i = 0; i < 400 && !server_saw_close; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  EXPECT_TRUE(server_saw_close);
+}
+
 TEST(HttpsTransportTest, StreamErrorStatusReturnsWholeBody) {
   TlsTestServer server([](const TestRequest&) {
     TestResponse r = Ok(R"({"kind":"Status","code":410})");

@@ -49,6 +49,29 @@ TEST(JsonListSplitterTest, SplitsItemsWhateverTheChunks) {
   }
 }
 
+// Strings longer than the splitter's 8-byte steps, with escaped quotes and backslashes at every
+// offset within a step, and multi-byte UTF-8: items come out whole at any chunking.
+TEST(JsonListSplitterTest, LongStringsWithEscapesAtEveryOffset) {
+  std::vector<std::string> want;
+  std::string body = R"({"items":[)";
+  for (int offset = 0; offset < 17; ++offset) {
+    for (std::string_view esc : {R"(\")", R"(\\)", R"(\\\")", R"(\u00e9)"}) {
+      std::string value = std::string(offset, 'x') + std::string(esc) + "}]{[ \xc3\xa9 " +
+                          std::string(offset, 'y') + "\\\\";
+      std::string item = R"({"a":")" + value + R"(","b":{"c":"]"}})";
+      if (!want.empty()) body += ",";
+      body += item;
+      want.push_back(item);
+    }
+  }
+  body += "]}";
+  for (size_t chunk : {1, 3, 7, 8, 9, 64, 1000}) {
+    JsonListSplitter s;
+    EXPECT_EQ(Split(s, body, chunk), want) << "chunk " << chunk;
+    EXPECT_TRUE(s.Finish().ok());
+  }
+}
+
 TEST(JsonListSplitterTest, EmptyAndNullItems) {
   for (std::string_view body :
        {R"({"metadata":{},"items":[]})", R"({"items":null,"metadata":{}})", R"({"metadata":{}})"}) {
