@@ -8,7 +8,6 @@ PACKAGES=(
   clang libclang-rt-14-dev clang-format          # fuzzing (libFuzzer) and formatting
   libboost1.81-dev libboost-json1.81-dev libboost-url1.81-dev libboost-system1.81-dev
   libboost-context1.81-dev                       # request fibers on the I/O threads
-  libjemalloc-dev                                 # the svcplane binary's allocator
   libsimdjson-dev libyaml-dev libyaml-cpp-dev librocksdb-dev libssl-dev
   libspdlog-dev libfmt-dev libcli11-dev
   libgtest-dev libgmock-dev googletest libbenchmark-dev

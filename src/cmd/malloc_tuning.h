@@ -7,8 +7,7 @@
 
 namespace svcplane::cmd {
 
-// glibc malloc tuning for the long-running server, when it is built without jemalloc (the
-// default links jemalloc, src/cmd/CMakeLists.txt). By default glibc gives each thread that
+// glibc malloc tuning for the long-running server. By default glibc gives each thread that
 // contends an arena of its own, up to 8 per core; with ~40 handler, watch and controller threads
 // the freed memory of the start-up ramp stays scattered over many arenas and RSS ends far above
 // the live heap. Fewer arenas plus a periodic malloc_trim (which also returns free pages in the

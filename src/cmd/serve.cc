@@ -115,11 +115,8 @@ int RunServe(ServeFlags& f) {
     std::cerr << "svcplane: " << st.message() << "\n";
     return 2;
   }
-#if !defined(SVCPLANE_WITH_JEMALLOC)
-  // glibc's malloc only (jemalloc returns unused pages itself, after 10 s by default).
   LimitMallocArenas(4);
   MallocTrimmer trimmer(std::chrono::seconds(30));
-#endif
   manager::ControllerRegistry registry;
   if (Status st = RegisterControllers(registry); !st.ok()) {
     std::cerr << "svcplane: " << st.message() << "\n";
