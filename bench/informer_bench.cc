@@ -445,4 +445,9 @@ int Main(int argc, char** argv) {
 }  // namespace
 }  // namespace svcplane
 
-int main(int argc, char** argv) { return svcplane::Main(argc, argv); }
+int main(int argc, char** argv) {
+  // The malloc setting the svcplane binary, whose `controllers` run these informers, starts
+  // with (cmd/malloc_tuning.h DisableMallocFastbins).
+  mallopt(M_MXFAST, 0);
+  return svcplane::Main(argc, argv);
+}

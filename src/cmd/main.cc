@@ -5,6 +5,7 @@
 
 #include "base/logging.h"
 #include "cmd/controllers.h"
+#include "cmd/malloc_tuning.h"
 #include "cmd/serve.h"
 #include "cmd/simulate.h"
 
@@ -24,6 +25,7 @@ bool CpuSupported() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  svcplane::cmd::DisableMallocFastbins();
   CLI::App app{"svcplane: Kubernetes' service-discovery control plane"};
   app.require_subcommand(1);
   std::string log_level = "info";

@@ -14,6 +14,12 @@ void LimitMallocArenas(int arenas) {
 #endif
 }
 
+void DisableMallocFastbins() {
+#if defined(__GLIBC__)
+  mallopt(M_MXFAST, 0);
+#endif
+}
+
 MallocTrimmer::MallocTrimmer(std::chrono::seconds interval) {
   thread_ = std::thread([this, interval] {
     std::unique_lock lock(mu_);
