@@ -19,6 +19,7 @@
 
 #include "apiserver/http/internal/connection.h"
 #include "apiserver/http/internal/server_state.h"
+#include "base/thread_name.h"
 
 namespace svcplane::apiserver::http {
 namespace internal {
@@ -116,7 +117,12 @@ class ServerImpl {
 
   void Run() {
     DoAccept();
-    for (auto& ioc : iocs_) threads_.emplace_back([ioc = ioc.get()] { ioc->run(); });
+    for (auto& ioc : iocs_) {
+      threads_.emplace_back([ioc = ioc.get()] {
+        NameThisThread("svc-http-io");
+        ioc->run();
+      });
+    }
   }
 
   void Shutdown(std::chrono::milliseconds deadline) {

@@ -2,11 +2,21 @@
 
 #include <algorithm>
 
+#include "base/thread_name.h"
+
 namespace svcplane::apiserver::rest {
 
 WatchHub::WatchHub(int threads) {
-  for (int i = 0; i < threads; ++i) workers_.emplace_back([this] { WorkLoop(); });
-  ticker_ = std::thread([this] { TickLoop(); });
+  for (int i = 0; i < threads; ++i) {
+    workers_.emplace_back([this] {
+      NameThisThread("svc-watch-hub");
+      WorkLoop();
+    });
+  }
+  ticker_ = std::thread([this] {
+    NameThisThread("svc-watch-tick");
+    TickLoop();
+  });
 }
 
 WatchHub::~WatchHub() {

@@ -25,6 +25,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/thread_name.h"
 #include "client/informers/interface.h"
 #include "client/informers/reflector.h"
 #include "client/informers/store.h"
@@ -113,8 +114,14 @@ class SharedIndexInformer final : public SharedInformer<T> {
       last_rv_ = rv;
     };
     reflector_ = std::make_unique<Reflector<T>>(client_, std::move(sink), reflector_options_);
-    reflector_thread_ = std::thread([this] { reflector_->Run(); });
-    delivery_thread_ = std::thread([this] { DeliveryLoop(); });
+    reflector_thread_ = std::thread([this] {
+      NameThisThread("inf-reflector");
+      reflector_->Run();
+    });
+    delivery_thread_ = std::thread([this] {
+      NameThisThread("inf-delivery");
+      DeliveryLoop();
+    });
   }
 
   // Waits (real time) until synced; false on timeout or shutdown.

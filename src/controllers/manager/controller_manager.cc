@@ -4,6 +4,8 @@
 
 #include <condition_variable>
 
+#include "base/thread_name.h"
+
 namespace svcplane::controllers::manager {
 
 namespace {
@@ -173,6 +175,7 @@ void ControllerManager::Spawn(std::string name, std::function<void(std::stop_tok
                               std::stop_token stop) {
   std::lock_guard<std::mutex> l(mu_);
   threads_.emplace_back([name = std::move(name), fn = std::move(fn), stop] {
+    NameThisThread(name);
     fn(stop);
     spdlog::debug("{} stopped", name);
   });

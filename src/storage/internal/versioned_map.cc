@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "base/check.h"
+#include "base/thread_name.h"
 
 namespace svcplane::storage::internal {
 
@@ -26,7 +27,10 @@ size_t HistoryCost(const WatchEvent& event) {
 }
 
 VersionedMap::VersionedMap(HistoryOptions options) : options_(std::move(options)) {
-  dispatcher_ = std::thread([this] { DispatchLoop(); });
+  dispatcher_ = std::thread([this] {
+    NameThisThread("svc-watch-disp");
+    DispatchLoop();
+  });
 }
 
 VersionedMap::~VersionedMap() {

@@ -17,6 +17,7 @@
 
 #include "base/check.h"
 #include "base/suspend.h"
+#include "base/thread_name.h"
 #include "storage/rocks/internal/records.h"
 
 namespace svcplane::storage::rocks {
@@ -147,8 +148,14 @@ Result<std::unique_ptr<RocksStore>> RocksStore::Open(RocksStoreOptions options) 
     store->Close();
     return StartError(store->options_.path, loaded.message());
   }
-  store->committer_ = std::thread([s = store.get()] { s->CommitLoop(); });
-  store->compactor_ = std::thread([s = store.get()] { s->CompactLoop(); });
+  store->committer_ = std::thread([s = store.get()] {
+    NameThisThread("svc-commit");
+    s->CommitLoop();
+  });
+  store->compactor_ = std::thread([s = store.get()] {
+    NameThisThread("svc-compact");
+    s->CompactLoop();
+  });
   return store;
 }
 
