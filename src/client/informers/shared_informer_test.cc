@@ -217,13 +217,16 @@ TEST(SharedInformerRelistTest, RelistAfterGoneEmitsTombstones) {
 
 // A burst overflows a tiny watch queue and the history is too short to resume from: the
 // reflector is dropped, gets 410 and relists; the cache still ends equal to a fresh list.
+// The reflector waits its backoff before it watches again; 100 ms is long enough for the burst
+// to write past the 20 events of history even under ASan on a loaded machine. With 1-20 ms it
+// once came back in time, twice, resumed without a 410 and never relisted.
 TEST(SharedInformerGoneTest, CacheConvergesThroughDroppedWatchesAnd410) {
   MemoryClientset mem(/*history_events=*/20, {.watch_queue_capacity = 4});
   mem.CreateNamespace("default");
   auto& pods = mem.clients().Pods();
-  SharedIndexInformer<Pod> informer(
-      pods, {},
-      {.backoff = {.initial = std::chrono::milliseconds(1), .max = std::chrono::milliseconds(20)}});
+  SharedIndexInformer<Pod> informer(pods, {},
+                                    {.backoff = {.initial = std::chrono::milliseconds(100),
+                                                 .max = std::chrono::milliseconds(100)}});
   informer.Start();
   ASSERT_TRUE(
       informer.WaitForCacheSync(std::chrono::steady_clock::now() + std::chrono::seconds(10)));
