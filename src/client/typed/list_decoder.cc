@@ -2,12 +2,18 @@
 
 #include <thread>
 
+#include "base/thread_name.h"
+
 namespace svcplane::client::typed::internal {
 namespace {
 
 class ListDecodeThread {
  public:
-  ListDecodeThread() : thread_([this] { Loop(); }) {}
+  ListDecodeThread()
+      : thread_([this] {
+          NameThisThread("list-decode");
+          Loop();
+        }) {}
 
   void Post(std::function<void()> job) {
     {
