@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
+#include <string_view>
 
 #include "api/validation/internal/raw_json.h"
 
@@ -10,23 +12,6 @@ namespace svcplane::api::validation {
 namespace {
 
 using core::v1::Service;
-
-// Reads {"limits": {...}, "requests": {...}} of a container's raw `resources` into
-// name -> quantity text; malformed or absent parts read as empty.
-void ReadResources(std::string_view json, std::map<std::string, std::string>* limits,
-                   std::map<std::string, std::string>* requests) {
-  auto members = internal::ParseObjectMembers(json);
-  if (!members) return;
-  for (const auto& [key, raw] : *members) {
-    if (key != "limits" && key != "requests") continue;
-    auto list = internal::ParseObjectMembers(raw);
-    if (!list) continue;
-    for (const auto& [name, value] : *list) {
-      if (auto text = internal::ScalarText(value))
-        (key == "limits" ? *limits : *requests)[name] = *text;
-    }
-  }
-}
 
 // ---- Service helpers (strategy.go).
 
@@ -205,41 +190,72 @@ void PrepareForStatusUpdate(Service& svc, const Service& old) {
 
 // ---- Pod
 
+// upstream's GetPodQOS (pkg/apis/core/helper/qos). Only cpu and memory count, so the sums are
+// two fields, not the maps upstream builds: this runs on every Pod create.
 std::string PodQOSClass(const core::v1::Pod& pod) {
-  auto supported = [](const std::string& name) { return name == "cpu" || name == "memory"; };
-  std::map<std::string, int64_t> requests, limits;
-  bool guaranteed = true;
-  auto visit = [&](const core::v1::Container& c) {
-    std::map<std::string, std::string> lim, req;
-    if (!c.rest->resources.text.empty()) ReadResources(c.rest->resources.text, &lim, &req);
-    // v1 defaulting copies limits into missing requests before QoS is computed.
-    for (const auto& [name, q] : lim) req.emplace(name, q);
-    for (const auto& [name, q] : req) {
-      if (!supported(name)) continue;
-      int64_t milli = meta::Quantity{q}.MilliValue().value_or(0);
-      if (milli > 0) requests[name] += milli;
-    }
-    std::set<std::string> found;
-    for (const auto& [name, q] : lim) {
-      if (!supported(name)) continue;
-      int64_t milli = meta::Quantity{q}.MilliValue().value_or(0);
-      if (milli > 0) {
-        found.insert(name);
-        limits[name] += milli;
+  struct Sums {
+    int64_t cpu = 0, memory = 0;
+    bool has_cpu = false, has_memory = false;
+    void Add(std::string_view name, int64_t milli) {
+      if (name == "cpu") {
+        cpu += milli;
+        has_cpu = true;
+      } else {
+        memory += milli;
+        has_memory = true;
       }
     }
-    if (!found.count("cpu") || !found.count("memory")) guaranteed = false;
+    bool Empty() const { return !has_cpu && !has_memory; }
+  } requests, limits;
+  auto supported = [](std::string_view name) { return name == "cpu" || name == "memory"; };
+  auto positive_milli = [](const std::string& q) {
+    return meta::Quantity{q}.MilliValue().value_or(0);
+  };
+  bool guaranteed = true;
+  auto visit = [&](const core::v1::Container& c) {
+    // The cpu and memory entries of limits and requests (the last one if a key repeats).
+    std::optional<std::string> lim[2], req[2];
+    if (auto members = c.rest->resources.text.empty()
+                           ? std::nullopt
+                           : internal::ParseObjectMembers(c.rest->resources.text)) {
+      for (const auto& [key, raw] : *members) {
+        if (key != "limits" && key != "requests") continue;
+        auto list = internal::ParseObjectMembers(raw);
+        if (!list) continue;
+        for (const auto& [name, value] : *list) {
+          if (!supported(name)) continue;
+          if (auto text = internal::ScalarText(value)) {
+            (key == "limits" ? lim : req)[name == "cpu" ? 0 : 1] = std::move(*text);
+          }
+        }
+      }
+    }
+    bool limit_found[2] = {false, false};
+    for (int i = 0; i < 2; ++i) {
+      const std::string_view name = i == 0 ? "cpu" : "memory";
+      // v1 defaulting copies limits into missing requests before QoS is computed.
+      const std::optional<std::string>& request = req[i] ? req[i] : lim[i];
+      if (request) {
+        if (int64_t milli = positive_milli(*request); milli > 0) requests.Add(name, milli);
+      }
+      if (lim[i]) {
+        if (int64_t milli = positive_milli(*lim[i]); milli > 0) {
+          limit_found[i] = true;
+          limits.Add(name, milli);
+        }
+      }
+    }
+    if (!limit_found[0] || !limit_found[1]) guaranteed = false;
   };
   for (const auto& c : pod.spec.rest->init_containers) visit(c);
   for (const auto& c : pod.spec.containers) visit(c);
-  if (requests.empty() && limits.empty()) return "BestEffort";
-  if (guaranteed) {
-    if (requests.size() != limits.size()) guaranteed = false;
-    for (const auto& [name, value] : requests) {
-      if (!limits.count(name) || limits[name] != value) guaranteed = false;
-    }
+  if (requests.Empty() && limits.Empty()) return "BestEffort";
+  // Every requested resource has an equal limit, and no limit lacks a request.
+  if (guaranteed && requests.has_cpu == limits.has_cpu && requests.cpu == limits.cpu &&
+      requests.has_memory == limits.has_memory && requests.memory == limits.memory) {
+    return "Guaranteed";
   }
-  return guaranteed ? "Guaranteed" : "Burstable";
+  return "Burstable";
 }
 
 void PrepareForCreate(core::v1::Pod& pod) {

@@ -225,6 +225,34 @@ TEST(PodStrategyTest, QOSClass) {
   EXPECT_EQ(PodQOSClass(pod), "BestEffort");
   pod.spec.containers[0].rest->resources.text = "{}";
   EXPECT_EQ(PodQOSClass(pod), "BestEffort");
+  // A repeated key: the last value counts, as when the JSON is decoded into a map.
+  pod.spec.containers[0].rest->resources.text =
+      R"({"limits":{"cpu":"1","memory":"1Gi","cpu":"2"},"requests":{"cpu":"2"}})";
+  EXPECT_EQ(PodQOSClass(pod), "Guaranteed");
+}
+
+// Requests and limits are summed over all containers, init containers included, and every
+// container needs both a cpu and a memory limit for Guaranteed (upstream's GetPodQOS).
+TEST(PodStrategyTest, QOSClassSumsOverContainers) {
+  core::v1::Pod pod = ValidPod();
+  pod.spec.containers.push_back(pod.spec.containers[0]);
+  pod.spec.containers[1].name = "second";
+  pod.spec.containers[0].rest->resources.text = R"({"limits":{"cpu":"1","memory":"1Gi"}})";
+  pod.spec.containers[1].rest->resources.text =
+      R"({"limits":{"cpu":"500m","memory":"512Mi"},"requests":{"cpu":"0.5"}})";
+  EXPECT_EQ(PodQOSClass(pod), "Guaranteed");
+  pod.spec.containers[1].rest->resources.text = R"({"limits":{"cpu":"500m"}})";
+  EXPECT_EQ(PodQOSClass(pod), "Burstable");  // the second container has no memory limit
+  pod.spec.containers[1].rest->resources.text = R"({"requests":{"memory":"0"}})";
+  EXPECT_EQ(PodQOSClass(pod), "Burstable");  // no limits at all in the second container
+  pod.spec.containers[0].rest->resources.text = "{}";
+  pod.spec.containers[1].rest->resources.text = R"({"requests":{"ephemeral-storage":"1Gi"}})";
+  EXPECT_EQ(PodQOSClass(pod), "BestEffort");
+  core::v1::Container init = pod.spec.containers[0];
+  init.name = "init";
+  init.rest->resources.text = R"({"requests":{"cpu":"10m"}})";
+  pod.spec.rest->init_containers.push_back(init);
+  EXPECT_EQ(PodQOSClass(pod), "Burstable");
 }
 
 TEST(PodStrategyTest, UpdateKeepsStatusAndBumpsGenerationOnSpecChange) {
