@@ -146,14 +146,17 @@ class LoopbackResourceClient final : public client::ResourceClient<T> {
           options_->watch_batch_window.count() > 0) {
         defer_next = true;
       }
-      for (auto& item : *batch) {
+      for (size_t i = 0; i < batch->size(); ++i) {
+        auto& item = (*batch)[i];
         client::WatchEventType type = client::WatchEventType::kAdded;
         if (item.type == registry::WatchEventType::kModified) {
           type = client::WatchEventType::kModified;
         } else if (item.type == registry::WatchEventType::kDeleted) {
           type = client::WatchEventType::kDeleted;
         }
-        if (!handler({type, std::move(item.object.obj)})) return Status::Ok();
+        if (!handler({type, std::move(item.object.obj), i + 1 < batch->size()})) {
+          return Status::Ok();
+        }
         if (cancel.cancelled()) return Status::Ok();
       }
     }

@@ -49,8 +49,11 @@ template <typename T>
 struct ReflectorSink {
   // A full list: the cache becomes exactly `items`, at `resource_version`.
   std::function<void(std::vector<ObjectPtr<T>> items, const std::string& resource_version)> replace;
-  // One watch event (never kBookmark).
-  std::function<void(WatchEventType type, ObjectPtr<T> obj)> apply;
+  // One watch event (never kBookmark); `more_ready`: another follows at once (WatchEvent).
+  std::function<void(WatchEventType type, ObjectPtr<T> obj, bool more_ready)> apply;
+  // A watch ended: whatever `apply` held back for a batch must reach its consumers now.
+  // Optional.
+  std::function<void()> watch_ended;
   // The cache is now at `resource_version` (bookmarks, and after every event).
   std::function<void(const std::string& resource_version)> progress;
 };
@@ -213,11 +216,14 @@ class Reflector {
             ++events;
             rv = ev.object->metadata.resource_version;
             last_sync_rv_ = rv;
-            if (ev.type != WatchEventType::kBookmark) sink_.apply(ev.type, std::move(ev.object));
+            if (ev.type != WatchEventType::kBookmark) {
+              sink_.apply(ev.type, std::move(ev.object), ev.more_ready);
+            }
             sink_.progress(rv);
             return !cancel->cancelled();
           },
           *cancel);
+      if (sink_.watch_ended) sink_.watch_ended();
       {
         std::lock_guard lock(mu_);
         cancel_.reset();

@@ -25,7 +25,7 @@ class ReflectorHarness {
       std::lock_guard lock(mu_);
       log_.push_back("replace " + std::to_string(items.size()) + " @" + rv);
     };
-    sink.apply = [this](WatchEventType type, ObjectPtr<Pod> obj) {
+    sink.apply = [this](WatchEventType type, ObjectPtr<Pod> obj, bool) {
       std::lock_guard lock(mu_);
       log_.push_back(std::string(type == WatchEventType::kDeleted ? "delete " : "upsert ") +
                      obj->metadata.name + " @" + obj->metadata.resource_version);

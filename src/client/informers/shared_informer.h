@@ -108,7 +108,10 @@ class SharedIndexInformer final : public SharedInformer<T> {
     sink.replace = [this](std::vector<ObjectPtr<T>> items, const std::string& rv) {
       Replace(std::move(items), rv);
     };
-    sink.apply = [this](WatchEventType type, ObjectPtr<T> obj) { Apply(type, std::move(obj)); };
+    sink.apply = [this](WatchEventType type, ObjectPtr<T> obj, bool more_ready) {
+      Apply(type, std::move(obj), /*wake=*/!more_ready);
+    };
+    sink.watch_ended = [this] { WakeDelivery(); };
     sink.progress = [this](const std::string& rv) {
       std::lock_guard lock(mu_);
       last_rv_ = rv;
@@ -176,30 +179,40 @@ class SharedIndexInformer final : public SharedInformer<T> {
   }
 
   // With mu_ held. Skipped while nobody listens: replay covers handlers added later.
-  void Notify(Kind kind, ObjectPtr<T> old_obj, ObjectPtr<T> obj, bool flag) {
+  // `wake` false leaves the delivery thread asleep: the reflector applies a batch and wakes it
+  // once, at the batch's last event (or the watch's end), instead of once per event.
+  void Notify(Kind kind, ObjectPtr<T> old_obj, ObjectPtr<T> obj, bool flag, bool wake = true) {
     size_t handlers;
     {
       std::lock_guard hlock(handlers_mu_);
       handlers = handlers_.size();
     }
-    if (handlers == 0) return;
+    if (handlers == 0) {
+      if (wake) WakeDelivery();
+      return;
+    }
     Notification n;
     n.kind = kind;
     n.old_obj = std::move(old_obj);
     n.obj = std::move(obj);
     n.flag = flag;
-    Push(std::move(n));
+    Push(std::move(n), wake);
   }
 
   // With mu_ held.
-  void Push(Notification n) {
+  void Push(Notification n, bool wake = true) {
     if (n.kind != Kind::kReplay) {
       std::lock_guard hlock(handlers_mu_);
       n.handlers = handlers_.size();
     }
     std::lock_guard qlock(queue_mu_);
     queue_.push_back(std::move(n));
-    queue_cv_.notify_one();
+    if (wake) queue_cv_.notify_one();
+  }
+
+  void WakeDelivery() {
+    std::lock_guard qlock(queue_mu_);
+    if (!queue_.empty()) queue_cv_.notify_one();
   }
 
   void Replace(std::vector<ObjectPtr<T>> items, const std::string& rv) {
@@ -227,19 +240,23 @@ class SharedIndexInformer final : public SharedInformer<T> {
     }
   }
 
-  void Apply(WatchEventType type, ObjectPtr<T> obj) {
+  void Apply(WatchEventType type, ObjectPtr<T> obj, bool wake) {
     obj = Transform(std::move(obj));
     std::lock_guard lock(mu_);
     if (type == WatchEventType::kDeleted) {
       ObjectPtr<T> old = store_.Remove(ObjectKey(*obj));
-      if (old) Notify(Kind::kDelete, nullptr, std::move(obj), false);
+      if (old) {
+        Notify(Kind::kDelete, nullptr, std::move(obj), false, wake);
+      } else if (wake) {
+        WakeDelivery();  // earlier events of the batch may be waiting
+      }
       return;
     }
     ObjectPtr<T> old = store_.Upsert(obj);
     if (old) {
-      Notify(Kind::kUpdate, std::move(old), std::move(obj), false);
+      Notify(Kind::kUpdate, std::move(old), std::move(obj), false, wake);
     } else {
-      Notify(Kind::kAdd, nullptr, std::move(obj), false);
+      Notify(Kind::kAdd, nullptr, std::move(obj), false, wake);
     }
   }
 

@@ -215,6 +215,26 @@ TEST(SharedInformerRelistTest, RelistAfterGoneEmitsTombstones) {
   EXPECT_EQ(informer.lister().List().size(), 3u);
 }
 
+// A watch that hands over a batch marks every event but the last `more_ready`, and the informer
+// wakes its delivery thread once per batch. A watch that ends right after such an event (here:
+// all three are marked) must still get them delivered, without waiting for another event.
+TEST(SharedInformerBatchTest, EventsHeldForABatchAreDeliveredWhenTheWatchEnds) {
+  FakeResourceClient<Pod> client;
+  client.AddList([](const ListOptions&) { return MakeList<Pod>({}, "1"); });
+  client.AddWatch([](const ListOptions&, const WatchEventHandler<Pod>& handler, CancelToken&) {
+    for (const char* name : {"a", "b", "c"}) {
+      if (!handler({WatchEventType::kAdded, TestPod(name, "2"), /*more_ready=*/true})) break;
+    }
+    return Status::Ok();
+  });
+  SharedIndexInformer<Pod> informer(client, {});
+  Recorder rec;
+  informer.AddEventHandler(rec.Handler());
+  informer.Start();
+  ASSERT_TRUE(WaitUntil([&] { return rec.size() == 3; }, 3000));
+  EXPECT_THAT(rec.calls(), ElementsAre("add a", "add b", "add c"));
+}
+
 // A burst overflows a tiny watch queue and the history is too short to resume from: the
 // reflector is dropped, gets 410 and relists; the cache still ends equal to a fresh list.
 // The reflector waits its backoff before it watches again; 100 ms is long enough for the burst

@@ -47,6 +47,9 @@ struct WatchEvent {
   WatchEventType type;
   // For kBookmark only metadata.resourceVersion is meaningful.
   ObjectPtr<T> object;
+  // Another event is ready right behind this one (the watch hands over a batch). A consumer
+  // may hold back waking its own consumers until an event without it, or the watch's end.
+  bool more_ready = false;
 };
 
 // Handles one event; return false to stop watching.
