@@ -456,19 +456,31 @@ void Connection::WriteBodyPiece() {
     body_source_ = nullptr;  // releases what it holds (a LIST's items) before the next request
     piece_ahead_.reset();
   }
+  // The piece goes out as TLS records sealed in memory, in one raw write (tls_sealer.h): no
+  // other operation of the stream runs until it is written.
+  if (!sealer_) sealer_ = std::make_unique<TlsSealer>();
+  sealer_->Clear();
+  if (!sealer_->Seal(stream_.native_handle(), body_chunk_)) {
+    SPDLOG_ERROR("http: TLS refused a body piece for {}; closing", remote_);
+    return FinishBody(net::error::make_error_code(net::error::fault), true);
+  }
+  const std::string_view sealed = sealer_->sealed();
   tcp().expires_after(state_->options.io_timeout);
-  net::async_write(stream_, net::buffer(body_chunk_),
+  net::async_write(tcp(), net::buffer(sealed.data(), sealed.size()),
                    [self = shared_from_this(), more, broken](beast::error_code ec, std::size_t) {
-                     if (ec || !more) {
-                       self->body_chunk_ = std::string();  // a piece of memory back
-                       self->body_source_ = nullptr;
-                       self->piece_ahead_.reset();  // a worker still building lets go after
-                       self->body_serializer_.reset();
-                       self->body_head_.reset();
-                       return self->OnWritten(ec, broken || !self->body_keep_);
-                     }
+                     if (ec || !more) return self->FinishBody(ec, broken);
                      self->WriteBodyPiece();
                    });
+}
+
+void Connection::FinishBody(beast::error_code ec, bool broken) {
+  body_chunk_ = std::string();  // a piece of memory back
+  sealer_.reset();              // and its records
+  body_source_ = nullptr;
+  piece_ahead_.reset();  // a worker still building lets go after
+  body_serializer_.reset();
+  body_head_.reset();
+  OnWritten(ec, broken || !body_keep_);
 }
 
 void Connection::OnWritten(beast::error_code ec, bool close_after) {

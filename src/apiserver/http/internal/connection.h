@@ -16,6 +16,7 @@
 #include "apiserver/http/internal/piece_ahead.h"
 #include "apiserver/http/internal/request_fiber.h"
 #include "apiserver/http/internal/server_state.h"
+#include "apiserver/http/internal/tls_sealer.h"
 
 namespace svcplane::apiserver::http::internal {
 
@@ -61,6 +62,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
       std::unique_ptr<boost::beast::http::response<boost::beast::http::empty_body>> head,
       BodySource source, std::optional<std::uint64_t> size, bool keep);
   void WriteBodyPiece();
+  void FinishBody(boost::beast::error_code ec, bool broken);
   void Close();
   void Drain(std::size_t drained);
 
@@ -99,6 +101,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::string body_chunk_;
   bool body_keep_ = false;
   std::shared_ptr<PieceAhead> piece_ahead_;  // builds the next piece while one is sent
+  std::unique_ptr<TlsSealer> sealer_;        // a piece's TLS records, while they are written
 
   // Streaming state.
   std::shared_ptr<StreamWriter> writer_;
