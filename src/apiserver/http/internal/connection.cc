@@ -367,11 +367,32 @@ void Connection::Respond(Response r, bool close_after) {
   res->body() = std::move(r.body);
   res->keep_alive(keep);
   res->prepare_payload();
+  // Head and body in one string, sealed into TLS records and written raw, as body pieces are
+  // (tls_sealer.h): Asio's TLS write costs more CPU than the whole response is worth.
+  std::string wire;
+  wire.reserve(res->body().size() + 512);
+  bhttp::response_serializer<bhttp::string_body> sr(*res);
+  beast::error_code ec;
+  do {
+    sr.next(ec, [&](beast::error_code&, const auto& buffers) {
+      for (auto b : beast::buffers_range_ref(buffers)) {
+        wire.append(static_cast<const char*>(b.data()), b.size());
+      }
+      sr.consume(beast::buffer_bytes(buffers));
+    });
+  } while (!ec && !sr.is_done());
+  if (!sealer_) sealer_ = std::make_unique<TlsSealer>();
+  sealer_->Clear();
+  if (ec || !sealer_->Seal(stream_.native_handle(), wire)) {
+    SPDLOG_ERROR("http: response for {} could not be serialized or sealed; closing", remote_);
+    return OnWritten(ec ? ec : net::error::make_error_code(net::error::fault), true);
+  }
+  const std::string_view sealed = sealer_->sealed();
   tcp().expires_after(state_->options.io_timeout);
-  bhttp::async_write(stream_, *res,
-                     [self = shared_from_this(), res, keep](beast::error_code ec, std::size_t) {
-                       self->OnWritten(ec, !keep);
-                     });
+  net::async_write(tcp(), net::buffer(sealed.data(), sealed.size()),
+                   [self = shared_from_this(), keep](beast::error_code ec, std::size_t) {
+                     self->OnWritten(ec, !keep);
+                   });
 }
 
 // A sourced body goes out in pieces of about this size. Chunked, each piece is
