@@ -6,10 +6,11 @@
 
 namespace svcplane::apiserver::http::internal {
 
-// Encrypts a whole piece of a large response body into TLS records in memory, so the piece goes
-// to the socket in one raw write. Through Asio's TLS stream every 16 KB record is copied twice
-// more (into OpenSSL's BIO pair, then out of it) and costs a round of the event loop and a
-// sendmsg of its own: for a 260 MB LIST, some 16,000 of each on the I/O thread.
+// Encrypts a whole response, or a whole piece of a large body, into TLS records in memory, so
+// it goes to the socket in one raw write. Through Asio's TLS stream every 16 KB record is
+// copied twice more (into OpenSSL's BIO pair, then out of it) and costs a round of the event
+// loop and a sendmsg of its own: for a 260 MB LIST, some 16,000 of each on the I/O thread; for
+// a small response, Asio's composed TLS write cost more than the copy into one string does.
 //
 // Seal lends a memory BIO to the connection's SSL object as its write side for one SSL_write
 // and gives the stream's own BIO back before returning, so the Asio stream sees the SSL object
