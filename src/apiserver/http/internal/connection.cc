@@ -348,6 +348,9 @@ void Connection::OnReply(Reply reply) {
   StartStream(std::move(writer));
 }
 
+// Responses sealed into more TLS bytes than this drop the sealer's buffer once written.
+constexpr std::size_t kKeptSealerBytes = 64 * 1024;
+
 void Connection::Respond(Response r, bool close_after) {
   phase_ = Phase::kWriting;
   const bool keep = keep_alive_ && !close_after && !shutting_down_;
@@ -388,9 +391,14 @@ void Connection::Respond(Response r, bool close_after) {
     return OnWritten(ec ? ec : net::error::make_error_code(net::error::fault), true);
   }
   const std::string_view sealed = sealer_->sealed();
+  // The sealer keeps its buffer for the connection's next small response, but not the buffer
+  // of a large one (an OpenAPI document): an idle connection would hold it, and Clear() zeroes
+  // the whole buffer each time.
+  const bool large = sealed.size() > kKeptSealerBytes;
   tcp().expires_after(state_->options.io_timeout);
   net::async_write(tcp(), net::buffer(sealed.data(), sealed.size()),
-                   [self = shared_from_this(), keep](beast::error_code ec, std::size_t) {
+                   [self = shared_from_this(), keep, large](beast::error_code ec, std::size_t) {
+                     if (large) self->sealer_.reset();
                      self->OnWritten(ec, !keep);
                    });
 }
