@@ -215,18 +215,20 @@ std::string PodQOSClass(const core::v1::Pod& pod) {
   auto visit = [&](const core::v1::Container& c) {
     // The cpu and memory entries of limits and requests (the last one if a key repeats).
     std::optional<std::string> lim[2], req[2];
-    if (auto members = c.rest->resources.text.empty()
-                           ? std::nullopt
-                           : internal::ParseObjectMembers(c.rest->resources.text)) {
-      for (const auto& [key, raw] : *members) {
-        if (key != "limits" && key != "requests") continue;
-        auto list = internal::ParseObjectMembers(raw);
-        if (!list) continue;
-        for (const auto& [name, value] : *list) {
-          if (!supported(name)) continue;
-          if (auto text = internal::ScalarText(value)) {
-            (key == "limits" ? lim : req)[name == "cpu" ? 0 : 1] = std::move(*text);
-          }
+    std::optional<internal::RawMembers> members;
+    if (!c.rest->resources.text.empty()) {
+      members = internal::ParseObjectMembers(c.rest->resources.text);
+    }
+    static const internal::RawMembers kNoMembers;
+    for (const auto& member : members ? *members : kNoMembers) {
+      const bool is_limits = member.first == "limits";
+      if (!is_limits && member.first != "requests") continue;
+      std::optional<internal::RawMembers> list = internal::ParseObjectMembers(member.second);
+      if (!list) continue;
+      for (const auto& entry : *list) {
+        if (!supported(entry.first)) continue;
+        if (auto text = internal::ScalarText(entry.second)) {
+          (is_limits ? lim : req)[entry.first == "cpu" ? 0 : 1] = std::move(*text);
         }
       }
     }
