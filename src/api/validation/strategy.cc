@@ -219,16 +219,17 @@ std::string PodQOSClass(const core::v1::Pod& pod) {
     if (!c.rest->resources.text.empty()) {
       members = internal::ParseObjectMembers(c.rest->resources.text);
     }
-    static const internal::RawMembers kNoMembers;
-    for (const auto& member : members ? *members : kNoMembers) {
-      const bool is_limits = member.first == "limits";
-      if (!is_limits && member.first != "requests") continue;
-      std::optional<internal::RawMembers> list = internal::ParseObjectMembers(member.second);
-      if (!list) continue;
-      for (const auto& entry : *list) {
-        if (!supported(entry.first)) continue;
-        if (auto text = internal::ScalarText(entry.second)) {
-          (is_limits ? lim : req)[entry.first == "cpu" ? 0 : 1] = std::move(*text);
+    if (members) {
+      for (const auto& member : *members) {
+        const bool is_limits = member.first == "limits";
+        if (!is_limits && member.first != "requests") continue;
+        std::optional<internal::RawMembers> list = internal::ParseObjectMembers(member.second);
+        if (!list) continue;
+        for (const auto& entry : *list) {
+          if (!supported(entry.first)) continue;
+          if (auto text = internal::ScalarText(entry.second)) {
+            (is_limits ? lim : req)[entry.first == "cpu" ? 0 : 1] = std::move(*text);
+          }
         }
       }
     }

@@ -779,6 +779,37 @@ TEST_F(ServerTest, SourcedBodyIsSentChunkedAndTheConnectionIsReused) {
   EXPECT_EQ(server_->AcceptedConnectionsForTest() - before, 1u);
 }
 
+// Plain responses are sealed into TLS records in memory and written raw; a connection keeps
+// the sealer's buffer between small responses and drops it after one over 64 KiB. Large and
+// small responses alternate on one connection and every byte arrives in order.
+TEST_F(ServerTest, LargeAndSmallPlainResponsesAlternateOnOneConnection) {
+  const std::string big = NumberedLinesText(20'000);  // ~2 MB: over a hundred TLS records
+  router_.Handle("GET", "/plain-big", [&](const Request&) {
+    Response r;
+    r.content_type = "text/plain";
+    r.body = big;
+    return r;
+  });
+  StartServer();
+  uint64_t before = server_->AcceptedConnectionsForTest();
+  auto client = TlsClient::Connect(Client());
+  ASSERT_TRUE(client.ok());
+  for (int round = 0; round < 3; ++round) {
+    auto hello = (*client)->Get("/hello");
+    ASSERT_TRUE(hello.ok()) << hello.status().ToString();
+    EXPECT_EQ(hello->body, "hello admin");
+    auto res = (*client)->Get("/plain-big");
+    ASSERT_TRUE(res.ok()) << res.status().ToString();
+    EXPECT_EQ(res->Header("Content-Length"), std::to_string(big.size()));
+    EXPECT_TRUE(res->keep_alive);
+    EXPECT_EQ(res->body, big);
+  }
+  auto last = (*client)->Get("/hello");
+  ASSERT_TRUE(last.ok()) << last.status().ToString();
+  EXPECT_EQ(last->body, "hello admin");
+  EXPECT_EQ(server_->AcceptedConnectionsForTest() - before, 1u);
+}
+
 TEST_F(ServerTest, SourcedBodyOfKnownSizeIsSentWithContentLength) {
   constexpr int kPieces = 25'000;
   const std::string expected = NumberedLinesText(kPieces);

@@ -384,19 +384,18 @@ void Connection::Respond(Response r, bool close_after) {
       sr.consume(beast::buffer_bytes(buffers));
     });
   } while (!ec && !sr.is_done());
-  if (!sealer_) sealer_ = std::make_unique<TlsSealer>();
-  sealer_->Clear();
-  if (ec || !sealer_->Seal(stream_.native_handle(), wire)) {
+  std::optional<std::string_view> sealed;
+  if (!ec) sealed = Seal(wire);
+  if (!sealed) {
     SPDLOG_ERROR("http: response for {} could not be serialized or sealed; closing", remote_);
     return OnWritten(ec ? ec : net::error::make_error_code(net::error::fault), true);
   }
-  const std::string_view sealed = sealer_->sealed();
   // The sealer keeps its buffer for the connection's next small response, but not the buffer
   // of a large one (an OpenAPI document): an idle connection would hold it, and Clear() zeroes
   // the whole buffer each time.
-  const bool large = sealed.size() > kKeptSealerBytes;
+  const bool large = sealed->size() > kKeptSealerBytes;
   tcp().expires_after(state_->options.io_timeout);
-  net::async_write(tcp(), net::buffer(sealed.data(), sealed.size()),
+  net::async_write(tcp(), net::buffer(sealed->data(), sealed->size()),
                    [self = shared_from_this(), keep, large](beast::error_code ec, std::size_t) {
                      if (large) self->sealer_.reset();
                      self->OnWritten(ec, !keep);
@@ -487,19 +486,24 @@ void Connection::WriteBodyPiece() {
   }
   // The piece goes out as TLS records sealed in memory, in one raw write (tls_sealer.h): no
   // other operation of the stream runs until it is written.
-  if (!sealer_) sealer_ = std::make_unique<TlsSealer>();
-  sealer_->Clear();
-  if (!sealer_->Seal(stream_.native_handle(), body_chunk_)) {
+  const std::optional<std::string_view> sealed = Seal(body_chunk_);
+  if (!sealed) {
     SPDLOG_ERROR("http: TLS refused a body piece for {}; closing", remote_);
     return FinishBody(net::error::make_error_code(net::error::fault), true);
   }
-  const std::string_view sealed = sealer_->sealed();
   tcp().expires_after(state_->options.io_timeout);
-  net::async_write(tcp(), net::buffer(sealed.data(), sealed.size()),
+  net::async_write(tcp(), net::buffer(sealed->data(), sealed->size()),
                    [self = shared_from_this(), more, broken](beast::error_code ec, std::size_t) {
                      if (ec || !more) return self->FinishBody(ec, broken);
                      self->WriteBodyPiece();
                    });
+}
+
+std::optional<std::string_view> Connection::Seal(std::string_view plain) {
+  if (!sealer_) sealer_ = std::make_unique<TlsSealer>();
+  sealer_->Clear();
+  if (!sealer_->Seal(stream_.native_handle(), plain)) return std::nullopt;
+  return sealer_->sealed();
 }
 
 void Connection::FinishBody(beast::error_code ec, bool broken) {

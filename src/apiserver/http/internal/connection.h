@@ -5,6 +5,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <boost/asio/ip/tcp.hpp>
@@ -63,6 +64,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
       BodySource source, std::optional<std::uint64_t> size, bool keep);
   void WriteBodyPiece();
   void FinishBody(boost::beast::error_code ec, bool broken);
+  // `plain` as TLS records for a raw write on tcp(), valid until the next Seal or until
+  // sealer_ is reset; nullopt if OpenSSL refused (close the connection).
+  std::optional<std::string_view> Seal(std::string_view plain);
   void Close();
   void Drain(std::size_t drained);
 
@@ -101,7 +105,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::string body_chunk_;
   bool body_keep_ = false;
   std::shared_ptr<PieceAhead> piece_ahead_;  // builds the next piece while one is sent
-  std::unique_ptr<TlsSealer> sealer_;        // a piece's TLS records, while they are written
+  std::unique_ptr<TlsSealer> sealer_;        // a response's or piece's TLS records (Seal)
 
   // Streaming state.
   std::shared_ptr<StreamWriter> writer_;
