@@ -54,6 +54,20 @@ class SpdLogger final : public rocksdb::Logger {
   }
 };
 
+// Whether files in `path` (or, while it does not exist yet, in its parent) can be opened with
+// O_DIRECT. Some filesystems refuse it, and RocksDB would then fail every flush.
+bool FolderSupportsDirectIo(const std::string& path) {
+  std::error_code ec;
+  fs::path dir(path);
+  if (!fs::is_directory(dir, ec)) dir = dir.parent_path();
+  const std::string probe = (dir / (".direct-io-probe." + std::to_string(::getpid()))).string();
+  const int fd = ::open(probe.c_str(), O_CREAT | O_WRONLY | O_DIRECT | O_CLOEXEC, 0600);
+  if (fd < 0) return false;
+  ::close(fd);
+  ::unlink(probe.c_str());
+  return true;
+}
+
 rocksdb::Options DbOptions(const RocksStoreOptions& options) {
   rocksdb::Options o;
   o.info_log = std::make_shared<SpdLogger>();
@@ -74,6 +88,12 @@ rocksdb::Options DbOptions(const RocksStoreOptions& options) {
   o.compression_per_level = {rocksdb::kNoCompression, rocksdb::kNoCompression,
                              rocksdb::kSnappyCompression};
   o.info_log_level = rocksdb::InfoLogLevel::WARN_LEVEL;
+  // Memtable flushes and compactions write ~2.7 KB per created Pod through the page cache,
+  // and on a VM copying into fresh page-cache pages cost as much as 10 us of kernel time per
+  // create (copy_folio_from_iter_atomic in perf). Direct I/O skips the copy; the WAL is
+  // unaffected (RocksDB always writes it buffered).
+  o.use_direct_io_for_flush_and_compaction = FolderSupportsDirectIo(options.path);
+  o.compaction_readahead_size = 2 << 20;
   return o;
 }
 
