@@ -1,20 +1,9 @@
 #include "apiserver/http/auth.h"
 
 #include <openssl/crypto.h>
-#include <openssl/sha.h>
-
-#include <array>
 
 namespace svcplane::apiserver::http {
 namespace {
-
-using Digest = std::array<unsigned char, SHA256_DIGEST_LENGTH>;
-
-Digest Sha256(std::string_view s) {
-  Digest d;
-  SHA256(reinterpret_cast<const unsigned char*>(s.data()), s.size(), d.data());
-  return d;
-}
 
 bool IEqualsPrefix(std::string_view s, std::string_view prefix) {
   if (s.size() < prefix.size()) return false;
@@ -29,17 +18,20 @@ bool IEqualsPrefix(std::string_view s, std::string_view prefix) {
 
 }  // namespace
 
+// The presented token is compared in constant time for its length; only a wrong length is told
+// apart early, and the admin token's length is no secret (a fixed-size random string). Hashing
+// both sides first, as this did before, hid that too but cost ~2.5% of an I/O thread's CPU per
+// request (OpenSSL 3 fetches the digest under a lock on every one-shot SHA256 call).
 Authenticator BearerTokenAuthenticator(std::string token, Identity identity) {
-  Digest want = Sha256(token);
-  return [want, identity = std::move(identity)](const Request& req) -> std::optional<Identity> {
+  return [want = std::move(token),
+          identity = std::move(identity)](const Request& req) -> std::optional<Identity> {
     auto auth = req.Header("Authorization");
     if (!auth || !IEqualsPrefix(*auth, "bearer ")) return std::nullopt;
     std::string_view presented = auth->substr(7);
     while (!presented.empty() && presented.front() == ' ') presented.remove_prefix(1);
     while (!presented.empty() && presented.back() == ' ') presented.remove_suffix(1);
-    if (presented.empty()) return std::nullopt;
-    Digest got = Sha256(presented);
-    if (CRYPTO_memcmp(got.data(), want.data(), got.size()) != 0) return std::nullopt;
+    if (presented.empty() || presented.size() != want.size()) return std::nullopt;
+    if (CRYPTO_memcmp(presented.data(), want.data(), want.size()) != 0) return std::nullopt;
     return identity;
   };
 }

@@ -19,9 +19,17 @@ TEST(AuthTest, BearerTokenMustMatchExactly) {
   EXPECT_TRUE(auth(WithAuth("bearer   s3cret ")).has_value());
   EXPECT_FALSE(auth(WithAuth("Bearer s3cre")).has_value());
   EXPECT_FALSE(auth(WithAuth("Bearer s3cret2")).has_value());
+  EXPECT_FALSE(auth(WithAuth("Bearer s3creT")).has_value());  // same length, one byte differs
+  EXPECT_FALSE(auth(WithAuth("Bearer S3CRET")).has_value());  // tokens are case-sensitive
   EXPECT_FALSE(auth(WithAuth("Basic s3cret")).has_value());
   EXPECT_FALSE(auth(WithAuth("Bearer ")).has_value());
   EXPECT_FALSE(auth(Request{}).has_value());
+}
+
+TEST(AuthTest, AnEmptyConfiguredTokenAcceptsNothing) {
+  auto auth = BearerTokenAuthenticator("", AdminIdentity());
+  EXPECT_FALSE(auth(WithAuth("Bearer ")).has_value());
+  EXPECT_FALSE(auth(WithAuth("Bearer x")).has_value());
 }
 
 TEST(AuthTest, ClientCertificateIdentity) {
