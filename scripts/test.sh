@@ -6,6 +6,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 
+# The two builds with debug info take ~14 GB (RelWithDebInfo ~5.5, ASan ~7.5, fuzzers ~0.4);
+# a full disk otherwise shows up only as a linker error deep in the build.
+free_kb=$(df -Pk . | awk 'NR == 2 {print $4}')
+echo "== disk: $((free_kb / 1024 / 1024)) GB free here; a full run needs about 14 GB"
+if [ "$free_kb" -lt $((14 * 1024 * 1024)) ]; then
+  echo "warning: less than 14 GB free; the build may fail with 'No space left on device'" >&2
+fi
+
 echo "== build (RelWithDebInfo)"
 scripts/build.sh build RelWithDebInfo
 echo "== ctest: unit and integration"
