@@ -31,16 +31,25 @@ class Reader {
     }
   }
 
+  // Appends the unescaped string at the cursor to `out` (nullptr: skips it). Runs without
+  // escapes are appended whole: these strings are read on every Pod create (defaulting, QoS),
+  // and a push_back per character was most of their cost.
   bool String(std::string* out) {
     if (!Eat('"')) return false;
-    while (i_ < s_.size() && s_[i_] != '"') {
-      if (s_[i_] == '\\') {
-        // Keys and quantities are plain ASCII; anything escaped is kept as the escaped char.
-        if (++i_ >= s_.size()) return false;
+    while (true) {
+      const size_t run = s_.find_first_of("\\\"", i_);
+      if (run == std::string_view::npos) return false;
+      if (out) out->append(s_.data() + i_, run - i_);
+      i_ = run;
+      if (s_[i_] == '"') {
+        ++i_;
+        return true;
       }
-      out->push_back(s_[i_++]);
+      // Keys and quantities are plain ASCII; anything escaped is kept as the escaped char.
+      if (++i_ >= s_.size()) return false;
+      if (out) out->push_back(s_[i_]);
+      ++i_;
     }
-    return Eat('"');
   }
 
  private:
@@ -48,8 +57,9 @@ class Reader {
     Ws();
     return i_ == s_.size();
   }
+  static bool IsJsonSpace(char c) { return c == ' ' || c == '\n' || c == '\t' || c == '\r'; }
   void Ws() {
-    while (i_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[i_]))) ++i_;
+    while (i_ < s_.size() && IsJsonSpace(s_[i_])) ++i_;
   }
   bool Eat(char c) {
     if (i_ < s_.size() && s_[i_] == c) {
@@ -61,10 +71,7 @@ class Reader {
   bool Skip() {
     if (i_ >= s_.size()) return false;
     char c = s_[i_];
-    if (c == '"') {
-      std::string ignored;
-      return String(&ignored);
-    }
+    if (c == '"') return String(nullptr);
     if (c == '{' || c == '[') {
       char close = c == '{' ? '}' : ']';
       ++i_;
@@ -72,8 +79,7 @@ class Reader {
       if (Eat(close)) return true;
       while (true) {
         if (c == '{') {
-          std::string ignored;
-          if (!String(&ignored)) return false;
+          if (!String(nullptr)) return false;
           Ws();
           if (!Eat(':')) return false;
           Ws();
@@ -87,7 +93,7 @@ class Reader {
     }
     size_t start = i_;
     while (i_ < s_.size() && s_[i_] != ',' && s_[i_] != '}' && s_[i_] != ']' &&
-           !std::isspace(static_cast<unsigned char>(s_[i_]))) {
+           !IsJsonSpace(s_[i_])) {
       ++i_;
     }
     return i_ > start;

@@ -26,6 +26,14 @@ TEST(RawJsonTest, EscapedKeysAndStrings) {
   EXPECT_THAT(*m, ElementsAre(Pair("a\"b", R"("c\\d")")));
 }
 
+TEST(RawJsonTest, EscapesBetweenPlainRunsAndJsonWhitespace) {
+  auto m = ParseObjectMembers("{\t\"ab\\\"cd\\\\ef\"\r\n:\n\"x\\\"y\" ,\"k\":\"\"}");
+  ASSERT_TRUE(m.has_value());
+  EXPECT_THAT(*m, ElementsAre(Pair("ab\"cd\\ef", R"("x\"y")"), Pair("k", R"("")")));
+  EXPECT_FALSE(ParseObjectMembers(R"({"unterminated: 1})").has_value());
+  EXPECT_FALSE(ParseObjectMembers(R"({"a": "ends in a backslash\)").has_value());
+}
+
 TEST(RawJsonTest, RejectsNonObjectsAndGarbage) {
   EXPECT_FALSE(ParseObjectMembers("[]").has_value());
   EXPECT_FALSE(ParseObjectMembers("").has_value());
