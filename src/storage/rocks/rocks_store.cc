@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <rocksdb/db.h>
+#include <rocksdb/memtablerep.h>
 #include <rocksdb/options.h>
 #include <rocksdb/write_batch.h>
 #include <unistd.h>
@@ -94,6 +95,12 @@ rocksdb::Options DbOptions(const RocksStoreOptions& options) {
   // unaffected (RocksDB always writes it buffered).
   o.use_direct_io_for_flush_and_compaction = FolderSupportsDirectIo(options.path);
   o.compaction_readahead_size = 2 << 20;
+  // The memtable is never read while serving (only at start-up, by one iterator after WAL
+  // replay), so it need not stay sorted: a vector takes each commit's puts by appending, and
+  // the flush thread sorts it once. The skiplist's ordered inserts (~100k keys deep) were 12%
+  // of the committer thread's samples, and that thread serialises every write.
+  o.memtable_factory = std::make_shared<rocksdb::VectorRepFactory>();
+  o.allow_concurrent_memtable_write = false;  // one committer writes; the vector requires it
   return o;
 }
 
