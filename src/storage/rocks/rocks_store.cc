@@ -95,10 +95,11 @@ rocksdb::Options DbOptions(const RocksStoreOptions& options) {
   // unaffected (RocksDB always writes it buffered).
   o.use_direct_io_for_flush_and_compaction = FolderSupportsDirectIo(options.path);
   o.compaction_readahead_size = 2 << 20;
-  // The memtable is never read while serving (only at start-up, by one iterator after WAL
-  // replay), so it need not stay sorted: a vector takes each commit's puts by appending, and
-  // the flush thread sorts it once. The skiplist's ordered inserts (~100k keys deep) were 12%
-  // of the committer thread's samples, and that thread serialises every write.
+  // The memtable is never read while serving (only at start-up, after WAL replay: three Gets of
+  // the m/ records and one iterator, each sorting a copy), so it need not stay sorted: a vector
+  // takes each commit's puts by appending, and the flush thread sorts it once. The skiplist's
+  // ordered inserts (~100k keys deep) were 12% of the committer thread's samples, and that thread
+  // serialises every write.
   o.memtable_factory = std::make_shared<rocksdb::VectorRepFactory>();
   o.allow_concurrent_memtable_write = false;  // one committer writes; the vector requires it
   return o;
