@@ -391,8 +391,7 @@ void Connection::Respond(Response r, bool close_after) {
     return OnWritten(ec ? ec : net::error::make_error_code(net::error::fault), true);
   }
   // The sealer keeps its buffer for the connection's next small response, but not the buffer
-  // of a large one (an OpenAPI document): an idle connection would hold it, and Clear() zeroes
-  // the whole buffer each time.
+  // of a large one (an OpenAPI document), which an idle connection would hold.
   const bool large = sealed->size() > kKeptSealerBytes;
   tcp().expires_after(state_->options.io_timeout);
   net::async_write(tcp(), net::buffer(sealed->data(), sealed->size()),

@@ -2,6 +2,7 @@
 
 #include <openssl/ssl.h>
 
+#include <string>
 #include <string_view>
 
 namespace svcplane::apiserver::http::internal {
@@ -12,11 +13,11 @@ namespace svcplane::apiserver::http::internal {
 // loop and a sendmsg of its own: for a 260 MB LIST, some 16,000 of each on the I/O thread; for
 // a small response, Asio's composed TLS write cost more than the copy into one string does.
 //
-// Seal lends a memory BIO to the connection's SSL object as its write side for one SSL_write
-// and gives the stream's own BIO back before returning, so the Asio stream sees the SSL object
-// as it left it. The caller must not run any other operation of that stream until the sealed
-// bytes are written: they continue the record sequence the stream's next write will follow.
-// Not thread-safe; one per connection.
+// Seal lends a sink BIO (its records are appended to a string) to the connection's SSL object
+// as its write side for one SSL_write and gives the stream's own BIO back before returning, so the
+// Asio stream sees the SSL object as it left it. The caller must not run any other operation of
+// that stream until the sealed bytes are written: they continue the record sequence the stream's
+// next write will follow. Not thread-safe; one per connection.
 class TlsSealer {
  public:
   TlsSealer();
@@ -32,6 +33,10 @@ class TlsSealer {
   void Clear();
 
  private:
+  // OpenSSL's memory BIO zeroes the space of every write before copying into it and its whole
+  // buffer on each reset: two memsets per 256 KB LIST piece, ~4% of an I/O thread during a
+  // 100k-Pod LIST. This BIO only appends to `sealed_`.
+  std::string sealed_;
   BIO* bio_;
 };
 
