@@ -15,9 +15,11 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <set>
 #include <sstream>
 #include <stdexcept>
+#include <vector>
 
 namespace svcplane::client::transport::testing {
 
@@ -106,9 +108,48 @@ void WriteFile(const std::string& path, const std::string& content, int mode) {
   chmod(path.c_str(), mode);
 }
 
+namespace {
+
+// Temp dirs made by this process, removed when it exits. Each gtest case runs
+// in its own process (gtest_discover_tests), so without this every case left a
+// certificate folder behind in /tmp. Children forked by a test (exec plugins)
+// share the list but must not remove the parent's folders, hence the pid.
+struct TempDirsRemovedAtExit {
+  std::mutex mu;
+  std::vector<std::string> dirs;
+  pid_t owner = getpid();
+
+  static TempDirsRemovedAtExit& Get() {
+    static auto* registry = [] {
+      auto* r = new TempDirsRemovedAtExit;
+      std::atexit([] { Get().RemoveAll(); });
+      return r;
+    }();
+    return *registry;
+  }
+
+  void Add(std::string dir) {
+    std::lock_guard<std::mutex> lock(mu);
+    dirs.push_back(std::move(dir));
+  }
+
+  void RemoveAll() {
+    if (getpid() != owner) return;
+    std::lock_guard<std::mutex> lock(mu);
+    for (const std::string& dir : dirs) {
+      std::error_code ignored;
+      std::filesystem::remove_all(dir, ignored);
+    }
+    dirs.clear();
+  }
+};
+
+}  // namespace
+
 std::string MakeTempDir() {
   std::string templ = (std::filesystem::temp_directory_path() / "svcplane-test-XXXXXX").string();
   if (mkdtemp(templ.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+  TempDirsRemovedAtExit::Get().Add(templ);
   return templ;
 }
 

@@ -75,7 +75,8 @@ class TlsTestServer {
 
 // Writes `content` to `path` with mode `mode` (e.g. 0755 for scripts).
 void WriteFile(const std::string& path, const std::string& content, int mode = 0644);
-// A fresh empty directory under the system temp dir.
+// A fresh empty directory under the system temp dir, removed with its
+// contents when this process exits.
 std::string MakeTempDir();
 
 }  // namespace svcplane::client::transport::testing
