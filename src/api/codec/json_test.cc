@@ -246,5 +246,24 @@ TEST(QuantityTest, MilliValue) {
   EXPECT_FALSE(meta::Quantity{"1Zi"}.MilliValue());
 }
 
+TEST(QuantityTest, MilliValueSignsFractionsAndExponents) {
+  EXPECT_EQ(meta::Quantity{"+2"}.MilliValue(), 2000);
+  EXPECT_EQ(meta::Quantity{"-1"}.MilliValue(), -1000);
+  EXPECT_EQ(meta::Quantity{"0.5"}.MilliValue(), 500);
+  EXPECT_EQ(meta::Quantity{".5"}.MilliValue(), 500);
+  EXPECT_EQ(meta::Quantity{"1.5Gi"}.MilliValue(), 1610612736000);
+  EXPECT_EQ(meta::Quantity{"1e+2"}.MilliValue(), 100000);
+  EXPECT_EQ(meta::Quantity{"5e-1"}.MilliValue(), 500);
+  EXPECT_EQ(meta::Quantity{"0.1m"}.MilliValue(), 1);  // rounded up, as upstream's MilliValue
+  // Not numbers: every digit and dot before the suffix must belong to one number.
+  EXPECT_FALSE(meta::Quantity{"1.2.3"}.MilliValue());
+  EXPECT_FALSE(meta::Quantity{"."}.MilliValue());
+  EXPECT_FALSE(meta::Quantity{"+"}.MilliValue());
+  EXPECT_FALSE(meta::Quantity{"++1"}.MilliValue());
+  EXPECT_FALSE(meta::Quantity{"1e"}.MilliValue());
+  EXPECT_FALSE(meta::Quantity{"1e1.5"}.MilliValue());
+  EXPECT_FALSE(meta::Quantity{""}.MilliValue());
+}
+
 }  // namespace
 }  // namespace svcplane::api::codec
