@@ -190,7 +190,7 @@ Result<std::unique_ptr<storage::WatchStream>> VersionedMap::Watch(std::string_vi
   return std::make_unique<storage::WatchStream>(std::move(channel));
 }
 
-void VersionedMap::Apply(std::vector<HistoryEntry> entries) {
+void VersionedMap::Publish(std::vector<HistoryEntry> entries) {
   if (entries.empty()) return;
   {
     std::unique_lock lock(mu_);
@@ -218,10 +218,11 @@ void VersionedMap::Apply(std::vector<HistoryEntry> entries) {
       pending_.insert(pending_.end(), events.begin(), events.end());
     }
   }
-  dispatch_cv_.notify_one();
   { std::lock_guard rlock(rev_mu_); }
   rev_cv_.notify_all();
 }
+
+void VersionedMap::WakeWatchers() { dispatch_cv_.notify_one(); }
 
 Status VersionedMap::Compact(Revision revision) {
   std::unique_lock lock(mu_);

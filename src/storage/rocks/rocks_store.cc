@@ -504,9 +504,10 @@ void RocksStore::CommitGroup(std::deque<Pending>& group) {
     }
     if (compacted > persisted) persisted_compacted_.store(compacted);
   }
-  map_.Apply(std::move(entries));
+  map_.Publish(std::move(entries));
   if (compact_to > 0) map_.Compact(compact_to).IgnoreError();
   for (size_t i = 0; i < group.size(); ++i) group[i].Answer(std::move(results[i]));
+  map_.WakeWatchers();
 }
 
 }  // namespace svcplane::storage::rocks
