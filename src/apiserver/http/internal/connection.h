@@ -24,9 +24,11 @@ namespace svcplane::apiserver::http::internal {
 // One TLS connection: handshake, then requests one at a time (HTTP/1.1 keep-alive), each
 // answered with a Response or turned into a chunked stream that lasts until it ends.
 //
-// Threading: every member runs on the connection's strand. The handler runs on the worker pool
-// and posts its Reply back, or, for requests ServerOptions::run_on_io_thread picks, runs here
-// as a RequestFiber; a StreamWriter wakes the connection by posting to the strand.
+// Threading: every member runs on the connection's I/O thread, the only thread that runs its
+// io_context (so its executor serializes like a strand, without a strand's per-handler lock
+// and queue). The handler runs on the worker pool and posts its Reply back, or, for requests
+// ServerOptions::run_on_io_thread picks, runs here as a RequestFiber; a StreamWriter wakes the
+// connection by posting to its executor.
 // Lifetime: owned by the shared_ptrs its pending operations hold; it unregisters from the
 // ServerState when the last one lets go.
 class Connection : public std::enable_shared_from_this<Connection> {
@@ -35,7 +37,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   ~Connection();
 
   void Start();
-  // Both post to the strand, so they are safe from any thread.
+  // Both post to the connection's executor, so they are safe from any thread.
   void BeginShutdown();
   void ForceClose();
 

@@ -16,7 +16,7 @@ namespace svcplane::apiserver::http::internal {
 // work on the other core instead of adding to it.
 //
 // Threading: Build runs on a worker, never twice at once (the connection starts the next one
-// only after it took the previous piece); Take runs on the connection's strand.
+// only after it took the previous piece); Take runs on the connection's I/O thread.
 class PieceAhead {
  public:
   // Each piece starts with `prefix` placeholder bytes (room for a chunk-size line) and holds at
