@@ -165,12 +165,12 @@ class ServerImpl {
     // cost 10-14% of small-GET throughput (http_bench).
     auto& ioc = *iocs_[next_ioc_++ % iocs_.size()];
     acceptor_.async_accept(ioc.get_executor(),
-                           [this](boost::system::error_code ec, tcp::socket socket) {
+                           [this](boost::system::error_code ec, Connection::Socket socket) {
                              OnAccept(ec, std::move(socket));
                            });
   }
 
-  void OnAccept(boost::system::error_code ec, tcp::socket socket) {
+  void OnAccept(boost::system::error_code ec, Connection::Socket socket) {
     if (ec == net::error::operation_aborted || !acceptor_.is_open()) return;
     if (ec) {
       // Typically out of descriptors; back off instead of spinning.

@@ -116,7 +116,7 @@ bool IsHttpParseError(beast::error_code ec) {
 
 }  // namespace
 
-Connection::Connection(net::ip::tcp::socket socket, std::shared_ptr<ServerState> state)
+Connection::Connection(Socket socket, std::shared_ptr<ServerState> state)
     : state_(std::move(state)), stream_(std::move(socket), state_->ssl) {
   beast::error_code ec;
   auto ep = tcp().socket().remote_endpoint(ec);

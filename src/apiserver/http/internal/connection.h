@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
@@ -33,7 +34,11 @@ namespace svcplane::apiserver::http::internal {
 // ServerState when the last one lets go.
 class Connection : public std::enable_shared_from_this<Connection> {
  public:
-  Connection(boost::asio::ip::tcp::socket socket, std::shared_ptr<ServerState> state);
+  // The socket's executor is its I/O thread's io_context, by type: an any_io_executor would
+  // copy and destroy a type-erased executor for every asynchronous operation.
+  using Executor = boost::asio::io_context::executor_type;
+  using Socket = boost::asio::basic_stream_socket<boost::asio::ip::tcp, Executor>;
+  Connection(Socket socket, std::shared_ptr<ServerState> state);
   ~Connection();
 
   void Start();
@@ -44,9 +49,11 @@ class Connection : public std::enable_shared_from_this<Connection> {
  private:
   enum class Phase { kHandshake, kIdle, kReadingBody, kHandling, kWriting, kStreaming, kClosing };
   using Parser = boost::beast::http::request_parser<boost::beast::http::string_body>;
-  using Stream = boost::beast::ssl_stream<boost::beast::tcp_stream>;
+  using TcpStream = boost::beast::basic_stream<boost::asio::ip::tcp, Executor,
+                                               boost::beast::unlimited_rate_policy>;
+  using Stream = boost::beast::ssl_stream<TcpStream>;
 
-  boost::beast::tcp_stream& tcp() { return boost::beast::get_lowest_layer(stream_); }
+  TcpStream& tcp() { return boost::beast::get_lowest_layer(stream_); }
 
   void OnHandshake(boost::beast::error_code ec);
   void ReadRequest();
