@@ -627,6 +627,42 @@ TEST_F(ServerTest, IdleKeepAliveConnectionIsClosedAfterTimeout) {
   EXPECT_FALSE((*client)->Get("/hello").ok());
 }
 
+// The I/O timeout bounds a request body that stops coming: the connection is closed well
+// before the client gives up (10 s) or ends its side (5 s).
+TEST_F(ServerTest, StalledRequestBodyIsCutAfterTheIoTimeout) {
+  ServerOptions opts;
+  opts.io_timeout = 300ms;
+  StartServer(opts);
+  const std::string request = fmt::format(
+      "POST /echo HTTP/1.1\\r\\nHost: x\\r\\nAuthorization: Bearer {}\\r\\n"
+      "Content-Length: 100\\r\\n\\r\\nabc",
+      pki_.admin_token);
+  const std::string script = fmt::format(
+      "timeout 10 openssl s_client -quiet -connect 127.0.0.1:{1} 2>/dev/null "
+      "< <(printf '{0}'; sleep 5)",
+      request, server_->port());
+  const auto start = std::chrono::steady_clock::now();
+  auto [code, out] = RunCommand({"bash", "-c", script});
+  const auto took = std::chrono::steady_clock::now() - start;
+  EXPECT_NE(code, 124) << "the server kept the stalled connection open";
+  EXPECT_GE(took, 300ms);
+  EXPECT_LT(took, 3s);
+  EXPECT_EQ(out.find("200 OK"), std::string::npos) << out;
+}
+
+// Timeouts bound I/O, not handlers: a handler slower than both timeouts still answers.
+TEST_F(ServerTest, HandlerSlowerThanTheTimeoutsIsAnswered) {
+  ServerOptions opts;
+  opts.idle_timeout = 150ms;
+  opts.io_timeout = 150ms;
+  StartServer(opts);
+  auto client = TlsClient::Connect(Client());
+  ASSERT_TRUE(client.ok());
+  auto slow = (*client)->Get("/slow");  // 400 ms
+  ASSERT_TRUE(slow.ok()) << slow.status().ToString();
+  EXPECT_EQ(slow->body, "slow done");
+}
+
 TEST_F(ServerTest, PortInUseIsUnavailable) {
   StartServer();
   ServerOptions opts;

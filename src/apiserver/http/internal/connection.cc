@@ -117,7 +117,9 @@ bool IsHttpParseError(beast::error_code ec) {
 }  // namespace
 
 Connection::Connection(Socket socket, std::shared_ptr<ServerState> state)
-    : state_(std::move(state)), stream_(std::move(socket), state_->ssl) {
+    : state_(std::move(state)),
+      stream_(std::move(socket), state_->ssl),
+      watchdog_(stream_.get_executor()) {
   beast::error_code ec;
   auto ep = tcp().socket().remote_endpoint(ec);
   if (!ec) remote_ = fmt::format("{}:{}", ep.address().to_string(), ep.port());
@@ -137,7 +139,7 @@ void Connection::Start() {
       self->tcp().close();
       return;
     }
-    self->tcp().expires_after(kHandshakeTimeout);
+    self->SetDeadline(kHandshakeTimeout);
     self->stream_.async_handshake(net::ssl::stream_base::server,
                                   beast::bind_front_handler(&Connection::OnHandshake, self));
   });
@@ -196,7 +198,7 @@ void Connection::ReadRequest() {
   parser_.emplace();
   parser_->header_limit(static_cast<std::uint32_t>(state_->options.header_limit));
   parser_->body_limit(state_->options.body_limit);
-  tcp().expires_after(state_->options.idle_timeout);
+  SetDeadline(state_->options.idle_timeout);
   bhttp::async_read_header(
       stream_, buffer_, *parser_,
       [self = shared_from_this()](beast::error_code ec, std::size_t) { self->OnHeader(ec); });
@@ -226,7 +228,7 @@ void Connection::OnHeader(beast::error_code ec) {
   if (beast::iequals(parser_->get()[bhttp::field::expect], "100-continue")) {
     auto cont = std::make_shared<bhttp::response<bhttp::empty_body>>(bhttp::status::continue_,
                                                                      parser_->get().version());
-    tcp().expires_after(opts.io_timeout);
+    SetDeadline(opts.io_timeout);
     bhttp::async_write(stream_, *cont,
                        [self = shared_from_this(), cont](beast::error_code ec, std::size_t) {
                          if (ec) return self->Close();
@@ -238,7 +240,7 @@ void Connection::OnHeader(beast::error_code ec) {
 }
 
 void Connection::ReadBody() {
-  tcp().expires_after(state_->options.io_timeout);
+  SetDeadline(state_->options.io_timeout);
   bhttp::async_read(
       stream_, buffer_, *parser_,
       [self = shared_from_this()](beast::error_code ec, std::size_t) { self->OnBody(ec); });
@@ -307,6 +309,7 @@ void Connection::Dispatch() {
   }
 
   phase_ = Phase::kHandling;
+  ClearDeadline();  // a slow handler is not an I/O timeout
   if (state_->options.run_on_io_thread && state_->options.run_on_io_thread(req)) {
     return RunOnIoThread(std::move(req));
   }
@@ -393,7 +396,7 @@ void Connection::Respond(Response r, bool close_after) {
   // The sealer keeps its buffer for the connection's next small response, but not the buffer
   // of a large one (an OpenAPI document), which an idle connection would hold.
   const bool large = sealed->size() > kKeptSealerBytes;
-  tcp().expires_after(state_->options.io_timeout);
+  SetDeadline(state_->options.io_timeout);
   net::async_write(tcp(), net::buffer(sealed->data(), sealed->size()),
                    [self = shared_from_this(), keep, large](beast::error_code ec, std::size_t) {
                      if (large) self->sealer_.reset();
@@ -423,7 +426,7 @@ void Connection::RespondSourced(std::unique_ptr<bhttp::response<bhttp::empty_bod
   body_sent_ = 0;
   body_keep_ = keep;
   body_serializer_ = std::make_unique<bhttp::response_serializer<bhttp::empty_body>>(*body_head_);
-  tcp().expires_after(state_->options.io_timeout);
+  SetDeadline(state_->options.io_timeout);
   bhttp::async_write_header(stream_, *body_serializer_,
                             [self = shared_from_this()](beast::error_code ec, std::size_t) {
                               if (ec) return self->OnWritten(ec, true);
@@ -490,7 +493,7 @@ void Connection::WriteBodyPiece() {
     SPDLOG_ERROR("http: TLS refused a body piece for {}; closing", remote_);
     return FinishBody(net::error::make_error_code(net::error::fault), true);
   }
-  tcp().expires_after(state_->options.io_timeout);
+  SetDeadline(state_->options.io_timeout);
   net::async_write(tcp(), net::buffer(sealed->data(), sealed->size()),
                    [self = shared_from_this(), more, broken](beast::error_code ec, std::size_t) {
                      if (ec || !more) return self->FinishBody(ec, broken);
@@ -533,7 +536,7 @@ void Connection::Drain(std::size_t drained) {
   }
   phase_ = Phase::kClosing;
   if (drained == 0) {
-    tcp().expires_after(kDrainTimeout);
+    SetDeadline(kDrainTimeout);
     drain_buf_.resize(16 * 1024);  // one TLS record per read
   }
   stream_.async_read_some(net::buffer(drain_buf_), [self = shared_from_this(), drained](
@@ -555,8 +558,40 @@ void Connection::Close() {
     tcp().close();
     return;
   }
-  tcp().expires_after(kCloseTimeout);
+  SetDeadline(kCloseTimeout);
   stream_.async_shutdown([self = shared_from_this()](beast::error_code) { self->tcp().close(); });
+}
+
+void Connection::SetDeadline(std::chrono::steady_clock::duration timeout) {
+  deadline_ = std::chrono::steady_clock::now() + timeout;
+  // A pending wait that fires by deadline_ + timeout/2 will do: it re-arms itself for
+  // deadline_ if it fires early. Per request that is no timer work at all, since the idle
+  // (90 s) and I/O (60 s) timeouts alternate within that slack.
+  if (watchdog_waiting_ && watchdog_.expiry() <= deadline_ + timeout / 2) return;
+  ArmWatchdog();
+}
+
+void Connection::ClearDeadline() { deadline_ = std::chrono::steady_clock::time_point::max(); }
+
+void Connection::ArmWatchdog() {
+  watchdog_.expires_at(deadline_);  // cancels a pending wait; its handler sees a stale generation
+  watchdog_waiting_ = true;
+  // Weak: a pending wait must not keep a closed connection (and server shutdown) waiting.
+  watchdog_.async_wait(
+      [weak = weak_from_this(), generation = ++watchdog_generation_](beast::error_code ec) {
+        if (ec) return;  // cancelled by a newer wait, or the connection is going away
+        if (auto self = weak.lock()) self->OnWatchdog(generation);
+      });
+}
+
+void Connection::OnWatchdog(std::uint64_t generation) {
+  if (generation != watchdog_generation_) return;  // fired as a newer wait was armed
+  watchdog_waiting_ = false;
+  if (deadline_ == std::chrono::steady_clock::time_point::max()) return;
+  if (std::chrono::steady_clock::now() < deadline_) return ArmWatchdog();
+  SPDLOG_DEBUG("http: connection from {} timed out in phase {}", remote_, static_cast<int>(phase_));
+  // The I/O under way fails (operation_aborted) and its handler closes the connection.
+  tcp().close();
 }
 
 void Connection::StartStream(std::shared_ptr<StreamWriter> writer) {
@@ -575,7 +610,7 @@ void Connection::StartStream(std::shared_ptr<StreamWriter> writer) {
   stream_serializer_ =
       std::make_unique<bhttp::response_serializer<bhttp::empty_body>>(*stream_head_);
   chunk_in_flight_ = true;  // the head; PumpStream waits for it
-  tcp().expires_after(state_->options.io_timeout);
+  SetDeadline(state_->options.io_timeout);
   bhttp::async_write_header(
       stream_, *stream_serializer_,
       [self = shared_from_this()](beast::error_code ec, std::size_t) { self->OnStreamHead(ec); });
@@ -585,7 +620,7 @@ void Connection::OnStreamHead(beast::error_code ec) {
   chunk_in_flight_ = false;
   if (stream_done_) return;
   if (ec) return AbortStream(StreamEnd::kClientGone);
-  tcp().expires_never();
+  ClearDeadline();
   std::weak_ptr<Connection> weak = weak_from_this();
   auto executor = stream_.get_executor();
   writer_->Attach([weak, executor] {
@@ -611,7 +646,7 @@ void Connection::PumpStream() {
   if (batch.last) chunk_ += "0\r\n\r\n";
   chunk_in_flight_ = true;
   chunk_is_last_ = batch.last;
-  tcp().expires_after(state_->options.io_timeout);
+  SetDeadline(state_->options.io_timeout);
   net::async_write(
       stream_, net::buffer(chunk_),
       [self = shared_from_this()](beast::error_code ec, std::size_t) { self->OnChunkWritten(ec); });
@@ -621,7 +656,7 @@ void Connection::OnChunkWritten(beast::error_code ec) {
   chunk_in_flight_ = false;
   if (stream_done_) return;
   if (ec) return AbortStream(StreamEnd::kClientGone);
-  tcp().expires_never();
+  ClearDeadline();
   writer_->WriteDone();
   if (!chunk_is_last_) return PumpStream();
   stream_done_ = true;

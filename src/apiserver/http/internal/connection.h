@@ -1,6 +1,7 @@
 #pragma once
 
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -10,6 +11,7 @@
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
@@ -79,6 +81,17 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void Close();
   void Drain(std::size_t drained);
 
+  // Timeouts. The I/O under way must end within `timeout` of now, or the socket is closed and
+  // that I/O fails (as Beast's basic_stream timeouts did). One watchdog timer per connection
+  // instead of Beast's timer per read or write, which cost a timer wait, a cancel, a timerfd
+  // update and the cancelled wait's handler for every operation. A deadline is enforced no
+  // earlier than set and at most half its timeout late: the watchdog is re-armed only for a
+  // deadline before that.
+  void SetDeadline(std::chrono::steady_clock::duration timeout);
+  void ClearDeadline();  // no I/O under way (handling a request, a stream waiting for events)
+  void ArmWatchdog();
+  void OnWatchdog(std::uint64_t generation);
+
   void StartStream(std::shared_ptr<StreamWriter> writer);
   void OnStreamHead(boost::beast::error_code ec);
   void PumpStream();
@@ -115,6 +128,13 @@ class Connection : public std::enable_shared_from_this<Connection> {
   bool body_keep_ = false;
   std::shared_ptr<PieceAhead> piece_ahead_;  // builds the next piece while one is sent
   std::unique_ptr<TlsSealer> sealer_;        // a response's or piece's TLS records (Seal)
+
+  boost::asio::basic_waitable_timer<std::chrono::steady_clock,
+                                    boost::asio::wait_traits<std::chrono::steady_clock>, Executor>
+      watchdog_;
+  std::chrono::steady_clock::time_point deadline_ = std::chrono::steady_clock::time_point::max();
+  bool watchdog_waiting_ = false;
+  std::uint64_t watchdog_generation_ = 0;  // only the newest wait acts when it fires
 
   // Streaming state.
   std::shared_ptr<StreamWriter> writer_;
