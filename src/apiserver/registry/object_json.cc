@@ -108,7 +108,7 @@ bool NeedsComma(std::string_view stored, size_t pos) {
   return pos < stored.size() && stored[pos] != '}';
 }
 
-void Splice(std::string_view stored, size_t pos, storage::Revision rv, std::string* out) {
+void SpliceRevision(std::string_view stored, size_t pos, storage::Revision rv, std::string* out) {
   if (pos == std::string_view::npos) {
     out->append(stored);
     return;
@@ -133,33 +133,64 @@ void Splice(std::string_view stored, size_t pos, storage::Revision rv, std::stri
 }  // namespace
 
 void AppendWithResourceVersion(std::string_view stored, storage::Revision rv, std::string* out) {
-  Splice(stored, FindMetadataInside(stored), rv, out);
+  SpliceRevision(stored, FindMetadataInside(stored), rv, out);
 }
+
+namespace {
+
+uint32_t FindSplice(const std::string& stored) {
+  const size_t pos = FindMetadataInside(stored);
+  return pos != std::string_view::npos && pos < UINT32_MAX - 1 ? static_cast<uint32_t>(pos)
+                                                               : UINT32_MAX;
+}
+
+}  // namespace
 
 ObjectJson::ObjectJson(std::shared_ptr<const std::string> bytes, storage::Revision revision)
     : bytes_(std::move(bytes)), revision_(revision) {
-  if (bytes_ && revision_ != 0) {
-    const size_t pos = FindMetadataInside(*bytes_);
-    if (pos != std::string_view::npos && pos < kNoSplice) splice_ = static_cast<uint32_t>(pos);
+  if (bytes_ && revision_ != 0) splice_.store(FindSplice(*bytes_), std::memory_order_relaxed);
+}
+
+ObjectJson::ObjectJson(std::shared_ptr<const std::string> bytes, storage::Revision revision,
+                       FindSpliceWhenWritten)
+    : bytes_(std::move(bytes)), revision_(revision) {
+  if (bytes_ && revision_ != 0) splice_.store(kNotFoundYet, std::memory_order_relaxed);
+}
+
+ObjectJson& ObjectJson::operator=(const ObjectJson& other) {
+  bytes_ = other.bytes_;
+  revision_ = other.revision_;
+  splice_.store(other.splice_.load(std::memory_order_relaxed), std::memory_order_relaxed);
+  return *this;
+}
+
+uint32_t ObjectJson::Splice() const {
+  uint32_t splice = splice_.load(std::memory_order_relaxed);
+  if (splice == kNotFoundYet) {
+    splice = FindSplice(*bytes_);
+    splice_.store(splice, std::memory_order_relaxed);
   }
+  return splice;
 }
 
 size_t ObjectJson::size() const {
   if (!bytes_) return 0;
   const std::string_view stored = *bytes_;
-  if (splice_ == kNoSplice) return stored.size();
+  const uint32_t splice = Splice();
+  if (splice == kNoSplice) return stored.size();
   char buf[24];
   auto r = std::to_chars(buf, buf + sizeof(buf), revision_);
   return stored.size() + kResourceVersionKey.size() + static_cast<size_t>(r.ptr - buf) + 1 +
-         (NeedsComma(stored, splice_) ? 1 : 0);
+         (NeedsComma(stored, splice) ? 1 : 0);
 }
 
 void ObjectJson::AppendTo(std::string* out) const {
   if (!bytes_) return;
-  if (splice_ == kNoSplice) {
+  const uint32_t splice = Splice();
+  if (splice == kNoSplice) {
     out->append(*bytes_);
   } else {
-    Splice(*bytes_, splice_, revision_, out);
+    SpliceRevision(*bytes_, splice, revision_, out);
   }
 }
 

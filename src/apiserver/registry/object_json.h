@@ -1,5 +1,6 @@
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -25,23 +26,37 @@ void AppendWithResourceVersion(std::string_view stored_json, storage::Revision r
 // spliced copy of every object would cost as much memory as the store itself.
 class ObjectJson {
  public:
+  // Where the revision goes is found here, once: a watch event is written to every watcher.
+  struct FindSpliceWhenWritten {};
+
   ObjectJson() = default;
   // `revision` 0: `bytes` are written as they are (an object that was never stored, whose
   // encoding already carries whatever resourceVersion it has).
-  // Finds where the revision goes once, here: every list and watch event writes it again.
   ObjectJson(std::shared_ptr<const std::string> bytes, storage::Revision revision);
+  // For a list's items, each written once: the bytes are first read when they are copied out.
+  // Finding the splice up front read all 100k objects of a list before its first byte went out
+  // (a third of the time to that byte), and they were out of cache again when copied.
+  ObjectJson(std::shared_ptr<const std::string> bytes, storage::Revision revision,
+             FindSpliceWhenWritten);
+
+  ObjectJson(const ObjectJson& other) { *this = other; }
+  ObjectJson& operator=(const ObjectJson& other);
 
   void AppendTo(std::string* out) const;
   std::string str() const;
-  // The exact size AppendTo writes (a streamed list announces its Content-Length up front).
+  // The exact size AppendTo writes.
   size_t size() const;
 
  private:
-  static constexpr uint32_t kNoSplice = UINT32_MAX;  // written as stored
+  static constexpr uint32_t kNoSplice = UINT32_MAX;         // written as stored
+  static constexpr uint32_t kNotFoundYet = UINT32_MAX - 1;  // FindSpliceWhenWritten
+  uint32_t Splice() const;
 
   std::shared_ptr<const std::string> bytes_;
   storage::Revision revision_ = 0;
-  uint32_t splice_ = kNoSplice;  // offset just inside the stored metadata
+  // Offset just inside the stored metadata. Atomic only so that a lazily found one may be
+  // remembered by whichever thread writes first: every thread finds the same offset.
+  mutable std::atomic<uint32_t> splice_{kNoSplice};
 };
 
 // Storage keys: "<prefix>/<namespace>/<name>" for namespaced kinds, "<prefix>/<name>" otherwise.

@@ -57,6 +57,31 @@ TEST(ObjectJsonTest, SplicesEveryLayoutInsideTheObjectsOwnMetadata) {
   }
 }
 
+// A list item finds its splice only when written; it must write (and size) every layout
+// exactly as an eager one, also when copied before or after that.
+TEST(ObjectJsonTest, SpliceFoundWhenWrittenMatchesTheEagerOne) {
+  const std::vector<std::string> layouts = {
+      R"({"kind":"Pod","apiVersion":"v1","metadata":{"name":"a"},"spec":{}})",
+      R"({"kind":"Pod","apiVersion":"v1","metadata":{}})",
+      R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"a"}})",
+      R"({"kind":"Pod","apiVersion":"v1"})",
+  };
+  for (const auto& stored : layouts) {
+    auto bytes = std::make_shared<const std::string>(stored);
+    const ObjectJson eager(bytes, 123);
+    const ObjectJson lazy(bytes, 123, ObjectJson::FindSpliceWhenWritten{});
+    const ObjectJson copied_before = lazy;
+    std::string out;
+    lazy.AppendTo(&out);
+    EXPECT_EQ(out, eager.str()) << stored;
+    EXPECT_EQ(lazy.size(), eager.size()) << stored;
+    const ObjectJson copied_after = lazy;
+    EXPECT_EQ(copied_before.str(), eager.str()) << stored;
+    EXPECT_EQ(copied_after.str(), eager.str()) << stored;
+    EXPECT_EQ(ObjectJson(bytes, 0, ObjectJson::FindSpliceWhenWritten{}).str(), stored);
+  }
+}
+
 TEST(ObjectJsonTest, RevisionZeroWritesBytesAsTheyAre) {
   auto bytes = std::make_shared<const std::string>(R"({"metadata":{"resourceVersion":"9"}})");
   EXPECT_EQ(ObjectJson(bytes, 0).str(), *bytes);

@@ -89,8 +89,10 @@ class Registry {
         if (json_only) {
           // Cheaper than the memo's lookup, and nothing to decode for objects it lacks (every
           // object, after a restart).
-          out.items.push_back(
-              {nullptr, ObjectJson(std::move(kv.value), kv.mod_revision), kv.mod_revision});
+          out.items.push_back({nullptr,
+                               ObjectJson(std::move(kv.value), kv.mod_revision,
+                                          ObjectJson::FindSpliceWhenWritten{}),
+                               kv.mod_revision});
           continue;
         }
         auto obj = memo_.Materialize(kv);

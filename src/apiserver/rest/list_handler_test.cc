@@ -5,6 +5,7 @@
 
 #include "api/codec/encoded_size_memo.h"
 #include "api/codec/encoding_cache.h"
+#include "api/codec/json.h"
 #include "api/codec/protobuf.h"
 #include "apiserver/rest/pod_handler_fixture.h"
 
@@ -92,6 +93,27 @@ TEST_F(ProtobufListTest, StreamedWithExactLengthAndTheAssembledBytes) {
     auto decoded = api::codec::DecodeProtobuf<api::meta::List<Pod>>(body);
     ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
     EXPECT_EQ(decoded->items.size(), 300u);
+  }
+}
+
+// A JSON list goes out chunked, as kube-apiserver sends one: no size is promised (that meant
+// reading every object before the first byte), and every item carries its resourceVersion.
+TEST_F(ProtobufListTest, JsonListIsStreamedWithoutAPromisedLength) {
+  auto r = List("application/json");
+  EXPECT_EQ(r.status, 200);
+  ASSERT_TRUE(r.body_source);
+  EXPECT_FALSE(r.body_source_size.has_value());
+  const std::string body = Drain(r);
+  auto decoded = api::codec::DecodeJson<api::meta::List<Pod>>(body);
+  ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
+  ASSERT_EQ(decoded->items.size(), 300u);
+  auto list = pods_.List("default", {});
+  ASSERT_TRUE(list.ok());
+  for (size_t i = 0; i < decoded->items.size(); ++i) {
+    EXPECT_EQ(decoded->items[i].metadata.resource_version,
+              list->items[i].obj->metadata.resource_version)
+        << i;
+    EXPECT_EQ(decoded->items[i].metadata.name, list->items[i].obj->metadata.name) << i;
   }
 }
 
