@@ -164,6 +164,13 @@ ObjectJson& ObjectJson::operator=(const ObjectJson& other) {
   return *this;
 }
 
+ObjectJson& ObjectJson::operator=(ObjectJson&& other) noexcept {
+  bytes_ = std::move(other.bytes_);
+  revision_ = other.revision_;
+  splice_.store(other.splice_.load(std::memory_order_relaxed), std::memory_order_relaxed);
+  return *this;
+}
+
 uint32_t ObjectJson::Splice() const {
   uint32_t splice = splice_.load(std::memory_order_relaxed);
   if (splice == kNotFoundYet) {

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "base/result.h"
 #include "storage/watch.h"
@@ -39,8 +40,12 @@ class ObjectJson {
   ObjectJson(std::shared_ptr<const std::string> bytes, storage::Revision revision,
              FindSpliceWhenWritten);
 
+  // Spelled out for the atomic member. Moves stay moves: a list's items are moved into
+  // vectors and replies, and a copy of the shared bytes' pointer is an atomic increment.
   ObjectJson(const ObjectJson& other) { *this = other; }
+  ObjectJson(ObjectJson&& other) noexcept { *this = std::move(other); }
   ObjectJson& operator=(const ObjectJson& other);
+  ObjectJson& operator=(ObjectJson&& other) noexcept;
 
   void AppendTo(std::string* out) const;
   std::string str() const;

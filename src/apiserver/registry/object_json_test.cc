@@ -78,6 +78,15 @@ TEST(ObjectJsonTest, SpliceFoundWhenWrittenMatchesTheEagerOne) {
     const ObjectJson copied_after = lazy;
     EXPECT_EQ(copied_before.str(), eager.str()) << stored;
     EXPECT_EQ(copied_after.str(), eager.str()) << stored;
+    // A move hands the bytes over (no new reference) and keeps the splice.
+    const long refs = bytes.use_count();
+    ObjectJson moving(bytes, 123, ObjectJson::FindSpliceWhenWritten{});
+    ObjectJson moved(std::move(moving));
+    EXPECT_EQ(bytes.use_count(), refs + 1) << stored;
+    ObjectJson assigned;
+    assigned = std::move(moved);
+    EXPECT_EQ(bytes.use_count(), refs + 1) << stored;
+    EXPECT_EQ(assigned.str(), eager.str()) << stored;
     EXPECT_EQ(ObjectJson(bytes, 0, ObjectJson::FindSpliceWhenWritten{}).str(), stored);
   }
 }
