@@ -467,6 +467,8 @@ struct CreateResult {
   long server_page_faults = 0;
   size_t ok = 0, failed = 0;
   std::vector<double> latencies_ms;
+  std::vector<double> started_ms;  // since the phase began, in the order of latencies_ms
+  double start_steady_s = 0;       // when the phase began: CLOCK_MONOTONIC, as `perf -k mono`
   std::string first_error;
 };
 
@@ -506,6 +508,7 @@ CreateResult CreatePods(const Endpoint& ep, pid_t server, const PodTemplate& tmp
         auto t0 = Clock::now();
         Response res = conns[static_cast<size_t>(c)]->DoRaw(requests[i - begin]);
         r.latencies_ms.push_back(Ms(Clock::now() - t0));
+        r.started_ms.push_back(Ms(t0 - start));
         if (res.status == 201) {
           ++r.ok;
         } else {
@@ -517,6 +520,7 @@ CreateResult CreatePods(const Endpoint& ep, pid_t server, const PodTemplate& tmp
   }
   for (auto& t : threads) t.join();
   CreateResult total;
+  total.start_steady_s = std::chrono::duration<double>(start.time_since_epoch()).count();
   total.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   rusage self1{};
   getrusage(RUSAGE_SELF, &self1);
@@ -532,6 +536,7 @@ CreateResult CreatePods(const Endpoint& ep, pid_t server, const PodTemplate& tmp
     if (total.first_error.empty()) total.first_error = r.first_error;
     total.latencies_ms.insert(total.latencies_ms.end(), r.latencies_ms.begin(),
                               r.latencies_ms.end());
+    total.started_ms.insert(total.started_ms.end(), r.started_ms.begin(), r.started_ms.end());
   }
   return total;
 }
@@ -648,6 +653,10 @@ int main(int argc, char** argv) {
   size_t watch_events = 50;
   int watch_interval_ms = 100;
   bool keep = false;
+  std::string create_log;
+  app.add_option("--create-log", create_log,
+                 "write `clients start_ms latency_ms` per create here, to see when slow ones "
+                 "happened");
   app.add_option("--server", server, "svcplane binary")->capture_default_str();
   std::vector<std::string> server_args;
   app.add_option("--server-arg", server_args,
@@ -699,6 +708,13 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "%d clients: %zu ok, %zu failed in %.2f s\n", clients, r.ok, r.failed,
                    r.seconds);
       if (r.failed) std::fprintf(stderr, "  first error: %s\n", r.first_error.c_str());
+      if (!create_log.empty()) {
+        std::ofstream out(create_log, clients == 8 ? std::ios::trunc : std::ios::app);
+        for (size_t i = 0; i < r.latencies_ms.size(); ++i) {
+          out << clients << ' ' << r.started_ms[i] << ' ' << r.latencies_ms[i] << ' '
+              << r.start_steady_s << '\n';
+        }
+      }
       rows.push_back({fmt::format("creates/s, {} clients ({} Pods)", clients, e - b),
                       fmt::format("{:.0f}", static_cast<double>(r.ok) / r.seconds), ">= 10000"});
       rows.push_back({fmt::format("create p50 / p99, {} clients", clients),

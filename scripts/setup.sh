@@ -10,6 +10,7 @@ PACKAGES=(
   libboost-context1.81-dev                       # request fibers on the I/O threads
   libsimdjson-dev libyaml-dev libyaml-cpp-dev librocksdb-dev libssl-dev
   libspdlog-dev libfmt-dev libcli11-dev
+  libgoogle-perftools-dev                        # tcmalloc for the svcplane binary
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   etcd-server                                     # the distributed backend and its benchmark
   python3 python3-kubernetes python3-yaml         # integration tests with the Python client
