@@ -206,6 +206,35 @@ class KubectlSuite:
         for r in ("endpointslices", "leases", "services"):
             self.assertIn(r, res)
 
+    def test_metrics_count_and_time_requests(self):
+        ns = "metrics-" + self.VERSION.replace(".", "")
+        self.k("create", "namespace", ns)
+        self.k("get", "pods", "-n", ns)
+        text = self.k("get", "--raw", "/metrics").stdout
+        lines = text.splitlines()
+
+        def series(prefix, **labels):
+            want = [f'{k}="{v}"' for k, v in labels.items()]
+            return [l for l in lines if l.startswith(prefix + "{") and all(w in l for w in want)]
+
+        self.assertIn("# TYPE apiserver_request_duration_seconds histogram", lines)
+        self.assertIn("# TYPE apiserver_request_total counter", lines)
+        created = series("apiserver_request_total", code="201", resource="namespaces",
+                         scope="cluster", verb="POST")
+        self.assertEqual(len(created), 1, created)
+        self.assertGreaterEqual(float(created[0].rsplit(" ", 1)[1]), 1)
+        listed = series("apiserver_request_total", code="200", resource="pods",
+                        scope="namespace", verb="LIST")
+        self.assertEqual(len(listed), 1, listed)
+        # The create was timed: its +Inf bucket counts it, as does _count.
+        inf = series("apiserver_request_duration_seconds_bucket", resource="namespaces",
+                     verb="POST", le="+Inf")
+        count = series("apiserver_request_duration_seconds_count", resource="namespaces",
+                       verb="POST")
+        self.assertEqual(len(inf), 1, inf)
+        self.assertEqual(inf[0].rsplit(" ", 1)[1], count[0].rsplit(" ", 1)[1])
+        self.assertGreaterEqual(float(count[0].rsplit(" ", 1)[1]), 1)
+
     def test_get_watch(self):
         name = "watched-" + self.VERSION.replace(".", "")
         self.apply_manifest(KINDS["Lease"][2](name), verb="create")

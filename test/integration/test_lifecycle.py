@@ -81,7 +81,8 @@ class Lifecycle(unittest.TestCase):
         with open(self.srv.kubeconfig) as f:
             kc = yaml.safe_load(f)
         token = kc["users"][0]["user"]["token"]
-        for path in ("/api/v1/namespaces", "/apis/coordination.k8s.io/v1/leases", "/api"):
+        for path in ("/api/v1/namespaces", "/apis/coordination.k8s.io/v1/leases", "/api",
+                     "/metrics"):
             code, body = self._get(path)
             self.assertEqual(code, 401, path)
             status = json.loads(body)

@@ -1,5 +1,7 @@
 #include "apiserver/rest/router.h"
 
+#include <chrono>
+#include <variant>
 #include <vector>
 
 namespace svcplane::apiserver::rest {
@@ -98,7 +100,13 @@ http::Reply Router::Handle(const http::Request& req) {
   auto it = endpoints_.find(std::string(info->resource->group) + "/" +
                             std::string(info->resource->resource));
   if (it == endpoints_.end()) return NotFoundResponse();
-  return it->second->Handle(req, *info);
+  if (!metrics_) return it->second->Handle(req, *info);
+  const auto start = std::chrono::steady_clock::now();
+  http::Reply reply = it->second->Handle(req, *info);
+  const auto* response = std::get_if<http::Response>(&reply);
+  metrics_->Record(req, *info, response ? response->status : 200,
+                   std::chrono::steady_clock::now() - start);
+  return reply;
 }
 
 bool RunsOnIoThread(const http::Request& req) {

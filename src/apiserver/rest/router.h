@@ -7,6 +7,7 @@
 #include "apiserver/discovery/discovery.h"
 #include "apiserver/http/handler.h"
 #include "apiserver/openapi/openapi.h"
+#include "apiserver/rest/request_metrics.h"
 #include "apiserver/rest/resource_handler.h"
 
 namespace svcplane::apiserver::rest {
@@ -21,6 +22,9 @@ class Router {
   // `resource` as in the resource table ("pods"), with its group ("" for core).
   void Add(std::string_view group, std::string_view resource, std::unique_ptr<Endpoint> endpoint);
 
+  // Resource requests are counted and timed here from now on (not owned; outlives the router).
+  void SetMetrics(RequestMetrics* metrics) { metrics_ = metrics; }
+
   http::Reply Handle(const http::Request& req);
 
  private:
@@ -29,6 +33,7 @@ class Router {
   const discovery::Documents* discovery_;
   const openapi::Documents* openapi_;
   std::map<std::string, std::unique_ptr<Endpoint>> endpoints_;  // "group/resource"
+  RequestMetrics* metrics_ = nullptr;
 };
 
 // Whether the handler of `req` may run on an I/O thread as a fiber

@@ -35,6 +35,23 @@ using namespace api::core::v1;
 using api::coordination::v1::Lease;
 using api::discovery::v1::EndpointSlice;
 
+namespace {
+
+// GET /metrics: the Prometheus text format, as kube-apiserver serves it.
+http::Reply MetricsReply(const http::Request& req, const MetricsRegistry& metrics) {
+  if (req.method != "GET") {
+    return rest::ErrorResponse(
+        Status(Code::kMethodNotAllowed,
+               "the server does not allow this method on the requested resource"));
+  }
+  http::Response r;
+  r.content_type = "text/plain; version=0.0.4; charset=utf-8";
+  r.body = metrics.RenderPrometheus();
+  return r;
+}
+
+}  // namespace
+
 // Everything the server owns, in construction order (destroyed in reverse).
 class ApiServerImpl {
  public:
@@ -65,6 +82,8 @@ class ApiServerImpl {
   std::unique_ptr<rest::WatchHub> hub;
   std::unique_ptr<discovery::Documents> discovery_docs;
   std::unique_ptr<openapi::Documents> openapi_docs;
+  MetricsRegistry metrics;
+  std::unique_ptr<rest::RequestMetrics> request_metrics;
   std::unique_ptr<rest::Router> router;
   std::unique_ptr<http::Server> http;
   bool shut_down = false;
@@ -306,6 +325,8 @@ Result<std::unique_ptr<ApiServer>> ApiServer::Start(const ApiServerOptions& opti
       std::make_unique<discovery::Documents>(options.host + ":" + std::to_string(options.port));
   impl->router =
       std::make_unique<rest::Router>(impl->discovery_docs.get(), impl->openapi_docs.get());
+  impl->request_metrics = std::make_unique<rest::RequestMetrics>(&impl->metrics);
+  impl->router->SetMetrics(impl->request_metrics.get());
   impl->Serve(impl->namespaces);
   impl->Serve(impl->services);
   impl->Serve(impl->pods);
@@ -352,6 +373,9 @@ Result<std::unique_ptr<ApiServer>> ApiServer::Start(const ApiServerOptions& opti
       http::FirstOf({http::BearerTokenAuthenticator(impl->pki.admin_token, http::AdminIdentity()),
                      http::ClientCertAuthenticator()});
   auto server = http::Server::Start(std::move(ho), [raw](const http::Request& req) {
+    // As upstream, behind authentication (the HTTP layer let only health endpoints through
+    // without it).
+    if (req.path == "/metrics") return MetricsReply(req, raw->metrics);
     http::Reply reply = raw->router->Handle(req);
     if (req.method == "DELETE") raw->housekeeping->Kick();
     return reply;
