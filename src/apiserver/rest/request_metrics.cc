@@ -27,9 +27,11 @@ std::string_view ReportedVerb(const http::Request& req, const RequestInfo& info)
   if (m == "GET" || m == "HEAD") return info.name.empty() ? "LIST" : "GET";
   if (m == "PATCH") {
     auto type = req.Header("Content-Type").value_or("");
-    if (type.starts_with("application/apply-patch")) return "APPLY";
+    return type.starts_with("application/apply-patch") ? "APPLY" : "PATCH";
   }
-  return m;
+  if (m == "POST" || m == "PUT" || m == "DELETE") return m;
+  // Any other method would make a series per made-up method name; upstream reports "other".
+  return "other";
 }
 
 std::string_view RequestScope(const RequestInfo& info) {

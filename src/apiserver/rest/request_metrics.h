@@ -24,7 +24,8 @@
 namespace svcplane::apiserver::rest {
 
 // Upstream's reported verb (endpoints/metrics CleanVerb): the HTTP method, except LIST for a GET
-// of a collection, WATCH for any watch, APPLY for a server-side apply PATCH.
+// of a collection, WATCH for any watch, APPLY for a server-side apply PATCH, and "other" for a
+// method the API does not serve (a client must not be able to add series at will).
 std::string_view ReportedVerb(const http::Request& req, const RequestInfo& info);
 // "resource" (one object), "namespace" (a collection in one namespace) or "cluster".
 std::string_view RequestScope(const RequestInfo& info);

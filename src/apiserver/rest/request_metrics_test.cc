@@ -42,6 +42,8 @@ TEST(RequestMetricsTest, VerbAndScopeAreReportedAsUpstream) {
       {MakeRequest("PUT", "/api/v1/nodes/n/status"), "PUT", "resource"},
       {MakeRequest("DELETE", "/api/v1/namespaces/a/pods"), "DELETE", "namespace"},
       {MakeRequest("PATCH", "/api/v1/namespaces/a/pods/p"), "PATCH", "resource"},
+      {MakeRequest("BREW", "/api/v1/namespaces/a/pods/p"), "other", "resource"},
+      {MakeRequest("OPTIONS", "/api/v1/pods"), "other", "cluster"},
   };
   for (const auto& c : cases) {
     const RequestInfo info = Info(c.req);
