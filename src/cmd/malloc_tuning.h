@@ -12,7 +12,8 @@ namespace svcplane::cmd {
 // (an I/O thread allocates a request's objects, the committer and the informers free them) and
 // in the wake-ups those locks cost; tcmalloc's per-thread caches take both sides without a lock
 // (40k-Pod A/B, 5 alternated pairs: 64-client creates/s median 7,123 -> 10,155, server CPU per
-// create 190 -> 136 us). The glibc tuning below stays for builds without it (sanitizers bring
+// create 190 -> 136 us, in a slow VM phase; no difference in a fast one, presumably as lock holders
+// are then rarely preempted). The glibc tuning below stays for builds without it (sanitizers bring
 // their own allocator); under tcmalloc those calls do nothing.
 
 // glibc: by default each thread that contends an arena gets one of its own, up to 8 per core;
