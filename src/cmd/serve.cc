@@ -80,6 +80,7 @@ CLI::App* AddServeCommand(CLI::App& app, ServeFlags& f) {
   // Hidden: benchmarks compare against running every handler on the worker pool.
   serve->add_option("--requests-on-io-threads", s.requests_on_io_threads)->group("");
   serve->add_option("--build-pieces-ahead", s.build_pieces_ahead)->group("");
+  serve->add_option("--prewritten-wal", s.prewritten_wal)->group("");
 
   f.controllers.options.leader_election.leader_elect = false;
   AddControllerManagerFlags(serve, f.controllers);

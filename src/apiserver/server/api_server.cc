@@ -288,6 +288,7 @@ Result<std::unique_ptr<ApiServer>> ApiServer::Start(const ApiServerOptions& opti
   // its dispatcher). storage::cache is for a remote backend (etcd).
   storage::rocks::RocksStoreOptions ro;
   ro.path = (std::filesystem::path(options.data_dir) / "store").string();
+  ro.prewritten_wal = options.prewritten_wal;
   if (options.watch_history_events > 0) {
     ro.history.max_events = options.watch_history_events;
     ro.history.min_events = std::min(ro.history.min_events, options.watch_history_events);

@@ -25,6 +25,8 @@ struct ApiServerOptions {
   // Large response bodies (LISTs) are built one piece ahead on the workers
   // (http::ServerOptions::build_pieces_ahead).
   bool build_pieces_ahead = true;
+  // The embedded store writes its WAL ahead with zeros (storage::rocks::RocksStoreOptions).
+  bool prewritten_wal = true;
   // Events of watch history kept by the store (0: the defaults). Tests shrink it
   // to force "too old resource version" (410) after a few writes.
   size_t watch_history_events = 0;

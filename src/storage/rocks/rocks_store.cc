@@ -19,7 +19,9 @@
 #include "base/check.h"
 #include "base/suspend.h"
 #include "base/thread_name.h"
+#include "storage/rocks/internal/prewritten_wal.h"
 #include "storage/rocks/internal/records.h"
+#include "storage/rocks/internal/wal_tail.h"
 
 namespace svcplane::storage::rocks {
 
@@ -166,7 +168,17 @@ Status PrepareFolder(const std::string& path, const RocksStoreOptions& options) 
 
 Result<std::unique_ptr<RocksStore>> RocksStore::Open(RocksStoreOptions options) {
   SVC_RETURN_IF_ERROR(PrepareFolder(options.path, options));
+  // Also when this start does not pre-write: an earlier one may have, and crashed.
+  if (Status trimmed = TrimWalTails(options.path); !trimmed.ok()) {
+    return StartError(options.path, trimmed.message());
+  }
   rocksdb::Options db_options = DbOptions(options);
+  std::unique_ptr<rocksdb::Env> env;
+  if (options.prewritten_wal) {
+    // A WAL holds about one memtable's writes; past the spare's end it is simply appended.
+    env = NewPrewrittenWalEnv(options.path, options.memtable_bytes + options.memtable_bytes / 4);
+    db_options.env = env.get();
+  }
   rocksdb::DB* raw = nullptr;
   rocksdb::Status s = rocksdb::DB::Open(db_options, options.path, &raw);
   if (!s.ok()) {
@@ -177,7 +189,8 @@ Result<std::unique_ptr<RocksStore>> RocksStore::Open(RocksStoreOptions options) 
     return StartError(options.path, why);
   }
   std::unique_ptr<rocksdb::DB> db(raw);
-  std::unique_ptr<RocksStore> store(new RocksStore(std::move(options), std::move(db)));
+  std::unique_ptr<RocksStore> store(
+      new RocksStore(std::move(options), std::move(env), std::move(db)));
   Status loaded = store->Load();
   if (!loaded.ok()) {
     store->Close();
@@ -194,10 +207,12 @@ Result<std::unique_ptr<RocksStore>> RocksStore::Open(RocksStoreOptions options) 
   return store;
 }
 
-RocksStore::RocksStore(RocksStoreOptions options, std::unique_ptr<rocksdb::DB> db)
+RocksStore::RocksStore(RocksStoreOptions options, std::unique_ptr<rocksdb::Env> env,
+                       std::unique_ptr<rocksdb::DB> db)
     : options_(std::move(options)),
       now_(options_.history.now ? options_.history.now
                                 : [] { return std::chrono::system_clock::now(); }),
+      env_(std::move(env)),
       db_(std::move(db)),
       map_(options_.history) {}
 

@@ -19,7 +19,8 @@
 
 namespace rocksdb {
 class DB;
-}
+class Env;
+}  // namespace rocksdb
 
 namespace svcplane::storage::rocks {
 
@@ -36,6 +37,9 @@ struct RocksStoreOptions {
   // RocksDB memtable size; the WAL is dropped once a memtable is flushed. Every live value is
   // also in memory in the store's own map, so memtables are pure overhead: kept small.
   size_t memtable_bytes = 32 << 20;
+  // WAL files are written ahead with zeros so that each commit's sync overwrites blocks already
+  // on disk (internal/prewritten_wal.h). Off only to measure what it gains.
+  bool prewritten_wal = true;
 };
 
 // The embedded durable Store on RocksDB. Every write that returns OK has been synced to the
@@ -91,7 +95,8 @@ class RocksStore final : public Store {
     }
   };
 
-  RocksStore(RocksStoreOptions options, std::unique_ptr<rocksdb::DB> db);
+  RocksStore(RocksStoreOptions options, std::unique_ptr<rocksdb::Env> env,
+             std::unique_ptr<rocksdb::DB> db);
   Status Load();
   Result<KeyValue> Submit(std::variant<internal::WriteRequest, CompactRequest> request);
   void TakeGroupLocked(std::deque<Pending>& group);  // requires mu_
@@ -103,6 +108,7 @@ class RocksStore final : public Store {
   // Constant after construction.
   const RocksStoreOptions options_;
   const internal::WallClock now_;
+  std::unique_ptr<rocksdb::Env> env_;  // null: RocksDB's default; outlives db_
   std::unique_ptr<rocksdb::DB> db_;
   internal::VersionedMap map_;
 

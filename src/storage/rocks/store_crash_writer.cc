@@ -78,6 +78,9 @@ int main(int argc, char** argv) {
   spdlog::set_default_logger(spdlog::stderr_logger_mt("stderr"));
   svcplane::storage::rocks::RocksStoreOptions options;
   options.path = argv[1];
+  // Small memtables switch to a new WAL every few hundred writes, so kills land in WALs made
+  // from pre-written spares (whose crash images end in zeros) and while spares are written.
+  options.memtable_bytes = 256 << 10;
   auto store = svcplane::storage::rocks::RocksStore::Open(options);
   if (!store.ok()) {
     std::fprintf(stderr, "%s\n", store.status().ToString().c_str());
