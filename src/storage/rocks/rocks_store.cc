@@ -21,7 +21,6 @@
 #include "base/thread_name.h"
 #include "storage/rocks/internal/prewritten_wal.h"
 #include "storage/rocks/internal/records.h"
-#include "storage/rocks/internal/wal_tail.h"
 
 namespace svcplane::storage::rocks {
 
@@ -168,17 +167,13 @@ Status PrepareFolder(const std::string& path, const RocksStoreOptions& options) 
 
 Result<std::unique_ptr<RocksStore>> RocksStore::Open(RocksStoreOptions options) {
   SVC_RETURN_IF_ERROR(PrepareFolder(options.path, options));
-  // Also when this start does not pre-write: an earlier one may have, and crashed.
-  if (Status trimmed = TrimWalTails(options.path); !trimmed.ok()) {
-    return StartError(options.path, trimmed.message());
-  }
   rocksdb::Options db_options = DbOptions(options);
-  std::unique_ptr<rocksdb::Env> env;
-  if (options.prewritten_wal) {
-    // A WAL holds about one memtable's writes; past the spare's end it is simply appended.
-    env = NewPrewrittenWalEnv(options.path, options.memtable_bytes + options.memtable_bytes / 4);
-    db_options.env = env.get();
-  }
+  // Installed also when this start does not pre-write: an earlier one may have, and crashed. A
+  // WAL holds about one memtable's writes; past the spare's end it is simply appended.
+  std::unique_ptr<rocksdb::Env> env = NewPrewrittenWalEnv(
+      options.path,
+      options.prewritten_wal ? options.memtable_bytes + options.memtable_bytes / 4 : 0);
+  db_options.env = env.get();
   rocksdb::DB* raw = nullptr;
   rocksdb::Status s = rocksdb::DB::Open(db_options, options.path, &raw);
   if (!s.ok()) {

@@ -108,7 +108,7 @@ class RocksStore final : public Store {
   // Constant after construction.
   const RocksStoreOptions options_;
   const internal::WallClock now_;
-  std::unique_ptr<rocksdb::Env> env_;  // null: RocksDB's default; outlives db_
+  std::unique_ptr<rocksdb::Env> env_;  // outlives db_
   std::unique_ptr<rocksdb::DB> db_;
   internal::VersionedMap map_;
 

@@ -12,9 +12,11 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <vector>
 
 #include "base/thread_name.h"
+#include "storage/rocks/internal/wal_tail.h"
 
 namespace svcplane::storage::rocks::internal {
 
@@ -84,7 +86,7 @@ class PrewrittenWalFile final : public rocksdb::FSWritableFile {
   IOStatus CloseFile() {
     if (fd_ < 0) return IOStatus::OK();
     IOStatus s;
-    // The unused zeros go; a crash before this is durable leaves them for TrimWalTails.
+    // The unused zeros go; a crash before this is durable leaves them for WalContentFile.
     if (::ftruncate(fd_, static_cast<off_t>(size_)) != 0) {
       s = ErrnoStatus("while truncating", name_, errno);
     }
@@ -97,6 +99,49 @@ class PrewrittenWalFile final : public rocksdb::FSWritableFile {
   int fd_;
   uint64_t size_ = 0;  // bytes appended
 };
+
+// A WAL as RocksDB's recovery reads it: the file's bytes up to WalContentEnd (wal_tail.h).
+class WalContentFile final : public rocksdb::FSSequentialFile {
+ public:
+  explicit WalContentFile(std::string bytes) : bytes_(std::move(bytes)) {}
+
+  IOStatus Read(size_t n, const rocksdb::IOOptions&, rocksdb::Slice* result, char* scratch,
+                rocksdb::IODebugContext*) override {
+    n = std::min<size_t>(n, bytes_.size() - at_);
+    std::memcpy(scratch, bytes_.data() + at_, n);
+    at_ += n;
+    *result = rocksdb::Slice(scratch, n);
+    return IOStatus::OK();
+  }
+  IOStatus Skip(uint64_t n) override {
+    at_ += static_cast<size_t>(std::min<uint64_t>(n, bytes_.size() - at_));
+    return IOStatus::OK();
+  }
+
+ private:
+  const std::string bytes_;
+  size_t at_ = 0;
+};
+
+IOStatus ReadWhole(const std::string& file, std::string& out) {
+  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return ErrnoStatus("while open", file, errno);
+  out.clear();
+  std::vector<char> buf(1 << 20);
+  while (true) {
+    const ssize_t n = ::read(fd, buf.data(), buf.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int err = errno;
+      ::close(fd);
+      return ErrnoStatus("while reading", file, err);
+    }
+    if (n == 0) break;
+    out.append(buf.data(), static_cast<size_t>(n));
+  }
+  ::close(fd);
+  return IOStatus::OK();
+}
 
 bool IsWal(const std::string& fname) {
   return fname.size() > 4 && fname.compare(fname.size() - 4, 4, ".log") == 0;
@@ -183,6 +228,7 @@ rocksdb::IOStatus PrewrittenWalFileSystem::NewWritableFile(
   }
   {
     std::lock_guard lock(mu_);
+    if (spare_bytes_ == 0) return target()->NewWritableFile(fname, options, result, dbg);
     if (!preparer_.joinable()) {
       // RocksDB creates its first WAL once it holds the folder's LOCK; only then is the spare
       // ours to touch (another store's failed open of the same folder must leave it alone).
@@ -211,6 +257,21 @@ rocksdb::IOStatus PrewrittenWalFileSystem::NewWritableFile(
   const int fd = ::open(fname.c_str(), O_WRONLY | O_CLOEXEC);
   if (fd < 0) return ErrnoStatus("while open a file for appending", fname, errno);
   *result = std::make_unique<PrewrittenWalFile>(fname, fd, options);
+  return IOStatus::OK();
+}
+
+rocksdb::IOStatus PrewrittenWalFileSystem::NewSequentialFile(
+    const std::string& fname, const rocksdb::FileOptions& options,
+    std::unique_ptr<rocksdb::FSSequentialFile>* result, rocksdb::IODebugContext* dbg) {
+  if (!IsWal(fname) || options.use_direct_reads) {
+    return target()->NewSequentialFile(fname, options, result, dbg);
+  }
+  // Read-side only, never a truncation: this also runs while another process might hold the
+  // folder (a file being written must not be cut), and leaves the image as it was found.
+  std::string bytes;
+  if (IOStatus s = ReadWhole(fname, bytes); !s.ok()) return s;
+  if (const std::optional<uint64_t> end = WalContentEnd(bytes)) bytes.resize(*end);
+  *result = std::make_unique<WalContentFile>(std::move(bytes));
   return IOStatus::OK();
 }
 

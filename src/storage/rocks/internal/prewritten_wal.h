@@ -11,8 +11,8 @@
 // new WAL file is that spare renamed (RocksDB syncs the directory before the first write to a
 // new WAL is acknowledged), and each group commit overwrites zeros already on disk. Zeroing a
 // spare rather than the tail of the live WAL keeps those zeros out of the live file's syncs.
-// A crash image then ends in zeros: TrimWalTails (wal_tail.h) cuts them off before RocksDB
-// opens the folder.
+// A crash image then ends in zeros, which RocksDB's recovery reads through this file system:
+// it sees each WAL only up to WalContentEnd (wal_tail.h).
 
 #include <rocksdb/file_system.h>
 
@@ -29,7 +29,8 @@ class Env;
 namespace svcplane::storage::rocks::internal {
 
 // Forwards everything to `target` except creating WAL files (*.log, all in `dir`), which become
-// the prepared spare when one is ready (else a plain file, as without this wrapper).
+// the prepared spare when one is ready (else a plain file, as without this wrapper), and reading
+// them back, which ends at their content. `spare_bytes` 0: no spares, WALs are appended.
 class PrewrittenWalFileSystem final : public rocksdb::FileSystemWrapper {
  public:
   PrewrittenWalFileSystem(std::shared_ptr<rocksdb::FileSystem> target, std::string dir,
@@ -41,6 +42,10 @@ class PrewrittenWalFileSystem final : public rocksdb::FileSystemWrapper {
   rocksdb::IOStatus NewWritableFile(const std::string& fname, const rocksdb::FileOptions& options,
                                     std::unique_ptr<rocksdb::FSWritableFile>* result,
                                     rocksdb::IODebugContext* dbg) override;
+
+  rocksdb::IOStatus NewSequentialFile(const std::string& fname, const rocksdb::FileOptions& options,
+                                      std::unique_ptr<rocksdb::FSSequentialFile>* result,
+                                      rocksdb::IODebugContext* dbg) override;
 
   // Waits until a spare is ready (tests: the next WAL is then certainly pre-written).
   void WaitForSpareForTest();

@@ -1,16 +1,9 @@
 #include "storage/rocks/internal/wal_tail.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <boost/crc.hpp>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstring>
-#include <filesystem>
-
-#include "base/result.h"
 
 namespace svcplane::storage::rocks::internal {
 
@@ -48,26 +41,6 @@ bool AllZero(std::string_view bytes) {
   return std::all_of(bytes.begin(), bytes.end(), [](char c) { return c == 0; });
 }
 
-Status ReadWhole(const std::string& file, std::string& out) {
-  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return UnavailableError("cannot read " + file + ": " + std::strerror(errno));
-  out.clear();
-  char buf[1 << 16];
-  while (true) {
-    const ssize_t n = ::read(fd, buf, sizeof(buf));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      const int err = errno;
-      ::close(fd);
-      return UnavailableError("cannot read " + file + ": " + std::strerror(err));
-    }
-    if (n == 0) break;
-    out.append(buf, static_cast<size_t>(n));
-  }
-  ::close(fd);
-  return Status::Ok();
-}
-
 }  // namespace
 
 std::optional<uint64_t> WalContentEnd(std::string_view log) {
@@ -103,25 +76,6 @@ std::optional<uint64_t> WalContentEnd(std::string_view log) {
   const size_t end = std::max(intact_end, nonzero_end);
   if (end >= log.size()) return std::nullopt;
   return end;
-}
-
-Status TrimWalTails(const std::string& path) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  std::string bytes;
-  for (const auto& entry : fs::directory_iterator(path, ec)) {
-    if (entry.path().extension() != ".log" || !entry.is_regular_file(ec)) continue;
-    const std::string file = entry.path().string();
-    SVC_RETURN_IF_ERROR(ReadWhole(file, bytes));
-    const std::optional<uint64_t> end = WalContentEnd(bytes);
-    if (!end) continue;
-    if (::truncate(file.c_str(), static_cast<off_t>(*end)) != 0) {
-      return UnavailableError("cannot cut the pre-written tail of " + file + ": " +
-                              std::strerror(errno));
-    }
-  }
-  if (ec) return UnavailableError("cannot list " + path + ": " + ec.message());
-  return Status::Ok();
 }
 
 }  // namespace svcplane::storage::rocks::internal
