@@ -96,5 +96,40 @@ TEST(ObjectMemoTest, UnexpectHandsBackAnObjectNobodyTook) {
   EXPECT_FALSE(memo.Unexpect(bytes.get()).has_value());
 }
 
+// Entries live in shards by key: each of many keys is still found again (the same shared
+// object), and forgetting one key drops only that key's entry.
+TEST(ObjectMemoTest, ManyKeysAreEachRememberedAndForgottenAlone) {
+  ObjectMemo<Pod> memo;
+  std::vector<storage::KeyValue> kvs;
+  std::vector<const Pod*> first;
+  for (int i = 0; i < 1000; ++i) {
+    const std::string name = "p" + std::to_string(i);
+    kvs.push_back(storage::KeyValue{"/registry/pods/default/" + name,
+                                    std::make_shared<const std::string>(
+                                        R"({"kind":"Pod","apiVersion":"v1","metadata":{"name":")" +
+                                        name + R"(","namespace":"default"}})"),
+                                    5, 5});
+    auto obj = memo.Materialize(kvs.back());
+    ASSERT_TRUE(obj.ok());
+    first.push_back(obj->obj.get());
+  }
+  std::vector<std::shared_ptr<const Pod>> held;  // keeps forgotten objects' addresses unique
+  for (int i = 0; i < 1000; i += 2) {
+    auto obj = memo.Materialize(kvs[i]);
+    held.push_back(obj->obj);
+    memo.Forget(kvs[i].key);
+  }
+  for (int i = 0; i < 1000; ++i) {
+    auto obj = memo.Materialize(kvs[i]);
+    ASSERT_TRUE(obj.ok());
+    EXPECT_EQ(obj->obj->metadata.name, "p" + std::to_string(i));
+    if (i % 2 == 0) {
+      EXPECT_NE(obj->obj.get(), first[i]) << "forgotten key " << i << " was still remembered";
+    } else {
+      EXPECT_EQ(obj->obj.get(), first[i]) << "key " << i << " was decoded again";
+    }
+  }
+}
+
 }  // namespace
 }  // namespace svcplane::apiserver::registry
