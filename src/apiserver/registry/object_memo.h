@@ -88,9 +88,9 @@ class ObjectMemo {
     Object<T> object;
   };
   // Entries are split by key hash. One map of 100k Pods stalled every reader of the kind for
-  // the ~5-10 ms its rehash took (relinking every node, cache miss after cache miss) while
-  // holding the one lock: a create storm's 64-client p99 showed it. A shard rehashes 1/64 of
-  // the entries and blocks only readers of its keys.
+  // the whole of each rehash (relinking every node, cache miss after cache miss), holding the
+  // one lock; perf found that rehash only in a create storm's slow windows. A shard rehashes
+  // 1/64 of the entries and blocks only readers of its keys.
   static constexpr size_t kShards = 64;
   struct alignas(64) Shard {
     std::mutex mu;
