@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "base/suspend.h"
+#include "storage/rocks/internal/prewritten_wal.h"
 #include "storage/testing/store_conformance.h"
 #include "storage/testing/temp_dir.h"
 
@@ -265,6 +266,22 @@ TEST_F(TmpfsTest, ReadOnlyFolderFailsStartClearly) {
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.status().code(), Code::kUnavailable);
   EXPECT_NE(s.status().message().find("not writable"), std::string::npos) << s.status().message();
+}
+
+// A WAL spare (internal/prewritten_wal.h) is only written while the disk has room for four:
+// here each would be 1.9 MB on a 6 MB disk, so none may appear, and writes go on as before.
+TEST_F(TmpfsTest, NoWalSpareWithoutRoomForFour) {
+  RocksStoreOptions o;
+  o.path = mount_ + "/db";
+  o.memtable_bytes = 1536 << 10;
+  auto s = RocksStore::Open(o);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  for (int i = 0; i < 100; ++i) {
+    ASSERT_TRUE((*s)->Create("/w/" + std::to_string(i), MakeValue(std::string(1024, 'x'))).ok());
+  }
+  // The first spare would be started with the first WAL, at the open: time to write it.
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_FALSE(fs::exists(mount_ + "/db/" + internal::kWalSpareName));
 }
 
 TEST_F(TmpfsTest, DiskFullFailsWritesAndKeepsAcknowledgedOnes) {

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <rocksdb/env.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -171,21 +172,36 @@ PrewrittenWalFileSystem::~PrewrittenWalFileSystem() {
 void PrewrittenWalFileSystem::PrepareLoop() {
   std::unique_lock lock(mu_);
   while (true) {
-    cv_.wait(lock, [&] { return stopping_ || (!spare_ready_ && !failed_); });
+    cv_.wait(lock, [&] { return stopping_ || (wanted_ && !spare_ready_ && !failed_); });
     if (stopping_) return;
+    wanted_ = false;
+    preparing_ = true;
     lock.unlock();
-    const bool ok = PrepareSpare();
+    const int err = RoomForSpare() ? PrepareSpare() : ENOSPC;
     lock.lock();
-    if (ok) {
+    preparing_ = false;
+    if (err == 0) {
       spare_ready_ = true;
-    } else {
+    } else if (err != ENOSPC && err != ECANCELED) {
+      spdlog::warn("rocks store: cannot prepare a WAL spare in {}: {}; WALs are appended instead",
+                   dir_, std::strerror(err));
       failed_ = true;
     }
+    // Short of room, this WAL is appended and the next WAL tries again.
     cv_.notify_all();
   }
 }
 
-bool PrewrittenWalFileSystem::PrepareSpare() {
+// The spare is an optimisation and must never take the space a write needs: it is written only
+// while the disk has room for four of them (the spare itself, the WAL it will become, the WAL
+// in use and a memtable flush).
+bool PrewrittenWalFileSystem::RoomForSpare() const {
+  struct statvfs st {};
+  if (::statvfs(dir_.c_str(), &st) != 0) return false;
+  return static_cast<uint64_t>(st.f_bavail) * st.f_frsize >= 4 * spare_bytes_;
+}
+
+int PrewrittenWalFileSystem::PrepareSpare() {
   const int fd = ::open(spare_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   int err = fd < 0 ? errno : 0;
   constexpr uint64_t kPiece = 256 << 10;
@@ -210,13 +226,8 @@ bool PrewrittenWalFileSystem::PrepareSpare() {
   }
   if (err == 0 && ::fdatasync(fd) != 0) err = errno;
   if (fd >= 0) ::close(fd);
-  if (err == 0) return true;
-  if (err != ECANCELED) {
-    spdlog::warn("rocks store: cannot prepare a WAL spare in {}: {}; WALs are appended instead",
-                 dir_, std::strerror(err));
-  }
-  ::unlink(spare_path_.c_str());
-  return false;
+  if (err != 0) ::unlink(spare_path_.c_str());  // a partial spare is of no use, and takes room
+  return err;
 }
 
 rocksdb::IOStatus PrewrittenWalFileSystem::NewWritableFile(
@@ -233,6 +244,7 @@ rocksdb::IOStatus PrewrittenWalFileSystem::NewWritableFile(
       // RocksDB creates its first WAL once it holds the folder's LOCK; only then is the spare
       // ours to touch (another store's failed open of the same folder must leave it alone).
       ::unlink(spare_path_.c_str());  // a spare left by a crash may be half written
+      wanted_ = true;
       preparer_ = std::thread([this] {
         NameThisThread("svc-walspare");
         // Idle I/O class: the disk serves the live WAL's syncs first (mq-deadline and bfq
@@ -243,7 +255,11 @@ rocksdb::IOStatus PrewrittenWalFileSystem::NewWritableFile(
       });
       return target()->NewWritableFile(fname, options, result, dbg);
     }
-    if (!spare_ready_) return target()->NewWritableFile(fname, options, result, dbg);
+    wanted_ = true;  // for the next WAL
+    if (!spare_ready_) {
+      cv_.notify_all();
+      return target()->NewWritableFile(fname, options, result, dbg);
+    }
     spare_ready_ = false;
     // rename(2) replaces nothing here: RocksDB never reuses a WAL number.
     if (std::rename(spare_path_.c_str(), fname.c_str()) != 0) {
@@ -275,9 +291,12 @@ rocksdb::IOStatus PrewrittenWalFileSystem::NewSequentialFile(
   return IOStatus::OK();
 }
 
-void PrewrittenWalFileSystem::WaitForSpareForTest() {
+bool PrewrittenWalFileSystem::WaitForSpareForTest() {
   std::unique_lock lock(mu_);
-  cv_.wait(lock, [&] { return spare_ready_ || failed_; });
+  cv_.wait(lock, [&] {
+    return spare_ready_ || failed_ || (preparer_.joinable() && !wanted_ && !preparing_);
+  });
+  return spare_ready_;
 }
 
 std::unique_ptr<rocksdb::Env> NewPrewrittenWalEnv(const std::string& dir, uint64_t spare_bytes) {

@@ -47,12 +47,14 @@ class PrewrittenWalFileSystem final : public rocksdb::FileSystemWrapper {
                                       std::unique_ptr<rocksdb::FSSequentialFile>* result,
                                       rocksdb::IODebugContext* dbg) override;
 
-  // Waits until a spare is ready (tests: the next WAL is then certainly pre-written).
-  void WaitForSpareForTest();
+  // Waits until the preparer is done with what it was asked for; whether a spare is ready
+  // (tests: the next WAL is then certainly pre-written).
+  bool WaitForSpareForTest();
 
  private:
   void PrepareLoop();
-  bool PrepareSpare();  // writes and syncs the spare; false on an I/O error (logged)
+  bool RoomForSpare() const;
+  int PrepareSpare();  // writes and syncs the spare; 0 or an errno
 
   const std::string dir_;
   const std::string spare_path_;
@@ -60,6 +62,8 @@ class PrewrittenWalFileSystem final : public rocksdb::FileSystemWrapper {
 
   std::mutex mu_;
   std::condition_variable cv_;
+  bool wanted_ = false;       // guarded by mu_; a WAL was created since the last attempt
+  bool preparing_ = false;    // guarded by mu_
   bool spare_ready_ = false;  // guarded by mu_
   bool failed_ = false;       // guarded by mu_; after an I/O error, WALs are plain files
   bool stopping_ = false;     // guarded by mu_

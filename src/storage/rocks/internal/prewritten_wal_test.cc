@@ -78,7 +78,7 @@ class PrewrittenWalTest : public ::testing::Test {
     rocksdb::DB* raw = nullptr;
     EXPECT_TRUE(rocksdb::DB::Open(StoreOptions(true), live_.string(), &raw).ok());
     std::unique_ptr<rocksdb::DB> db(raw);
-    fs_->WaitForSpareForTest();
+    EXPECT_TRUE(fs_->WaitForSpareForTest());
     rocksdb::WriteOptions wo;
     wo.sync = true;
     EXPECT_TRUE(db->Put(wo, "first", "x").ok());
