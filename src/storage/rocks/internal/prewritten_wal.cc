@@ -124,26 +124,6 @@ class WalContentFile final : public rocksdb::FSSequentialFile {
   size_t at_ = 0;
 };
 
-IOStatus ReadWhole(const std::string& file, std::string& out) {
-  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return ErrnoStatus("while open", file, errno);
-  out.clear();
-  std::vector<char> buf(1 << 20);
-  while (true) {
-    const ssize_t n = ::read(fd, buf.data(), buf.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      const int err = errno;
-      ::close(fd);
-      return ErrnoStatus("while reading", file, err);
-    }
-    if (n == 0) break;
-    out.append(buf.data(), static_cast<size_t>(n));
-  }
-  ::close(fd);
-  return IOStatus::OK();
-}
-
 bool IsWal(const std::string& fname) {
   return fname.size() > 4 && fname.compare(fname.size() - 4, 4, ".log") == 0;
 }
@@ -285,7 +265,7 @@ rocksdb::IOStatus PrewrittenWalFileSystem::NewSequentialFile(
   // Read-side only, never a truncation: this also runs while another process might hold the
   // folder (a file being written must not be cut), and leaves the image as it was found.
   std::string bytes;
-  if (IOStatus s = ReadWhole(fname, bytes); !s.ok()) return s;
+  if (IOStatus s = rocksdb::ReadFileToString(target(), fname, &bytes); !s.ok()) return s;
   if (const std::optional<uint64_t> end = WalContentEnd(bytes)) bytes.resize(*end);
   *result = std::make_unique<WalContentFile>(std::move(bytes));
   return IOStatus::OK();
