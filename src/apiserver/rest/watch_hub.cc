@@ -24,7 +24,8 @@ WatchHub::~WatchHub() {
     std::lock_guard lock(mu_);
     stopping_ = true;
   }
-  cv_.notify_all();
+  work_cv_.notify_all();
+  tick_cv_.notify_all();
   for (auto& t : workers_) t.join();
   ticker_.join();
 }
@@ -41,7 +42,7 @@ void WatchHub::Schedule(const std::shared_ptr<WatchPump>& pump) {
     if (stopping_) return;
     queue_.push_back(pump);
   }
-  cv_.notify_one();
+  work_cv_.notify_one();
 }
 
 size_t WatchHub::ActiveForTest() {
@@ -54,7 +55,7 @@ void WatchHub::WorkLoop() {
     std::shared_ptr<WatchPump> pump;
     {
       std::unique_lock lock(mu_);
-      cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+      work_cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
       if (stopping_) return;
       pump = std::move(queue_.front());
       queue_.pop_front();
@@ -75,7 +76,7 @@ void WatchHub::TickLoop() {
     std::vector<std::shared_ptr<WatchPump>> live;
     {
       std::unique_lock lock(mu_);
-      cv_.wait_for(lock, std::chrono::milliseconds(500), [&] { return stopping_; });
+      tick_cv_.wait_for(lock, std::chrono::milliseconds(500), [&] { return stopping_; });
       if (stopping_) return;
       live = pumps_;
     }

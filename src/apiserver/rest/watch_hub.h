@@ -44,7 +44,10 @@ class WatchHub {
   void TickLoop();
 
   std::mutex mu_;
-  std::condition_variable cv_;
+  // Two condition variables on purpose: with one, Schedule's notify_one could wake the ticker,
+  // whose predicate ignores the queue, and the pump then waited for the next tick (~450 ms).
+  std::condition_variable work_cv_;                // workers: the queue has a pump, or stopping
+  std::condition_variable tick_cv_;                // the ticker: stopping
   std::deque<std::shared_ptr<WatchPump>> queue_;   // guarded by mu_
   std::vector<std::shared_ptr<WatchPump>> pumps_;  // guarded by mu_; owned until ended
   bool stopping_ = false;                          // guarded by mu_
