@@ -83,10 +83,21 @@ void EndpointsController::RegisterHandlers() {
   pod.on_delete = [pod_event](const client::ObjectPtr<Pod>& p, bool) { pod_event(nullptr, *p); };
   registrations_.push_back(pods_.AddEventHandler(std::move(pod)));
 
-  // Only deletions of Endpoints matter: a Service whose Endpoints vanished needs them back.
+  // A Service whose Endpoints vanished needs them back. Adds and updates matter only to a sync
+  // parked until the cache shows our own write (KeyWorkerPool::Park).
   ResourceEventHandler<Endpoints> ep;
+  ep.on_add = [this](const client::ObjectPtr<Endpoints>& e, bool) {
+    workers_->Unpark(KeyOf(e->metadata));
+  };
+  ep.on_update = [this](const client::ObjectPtr<Endpoints>&,
+                        const client::ObjectPtr<Endpoints>& e) {
+    workers_->Unpark(KeyOf(e->metadata));
+  };
   ep.on_delete = [this](const client::ObjectPtr<Endpoints>& e, bool) {
-    queue_->Add(KeyOf(e->metadata));
+    const std::string key = KeyOf(e->metadata);
+    reconciler_.ObserveDeletion(key);
+    workers_->Unpark(key);
+    queue_->Add(key);
   };
   registrations_.push_back(endpoints_.AddEventHandler(std::move(ep)));
 }
@@ -127,6 +138,14 @@ Status EndpointsController::Sync(const std::string& key) {
     pods = endpointslice::PodsForService(pods_.lister(), *service, indexes_);
   }
   auto current = endpoints_.lister().Get(ns, name);
+  if (service != nullptr && reconciler_.CacheBehind(key, current.get())) {
+    // Our last write is not in the cache yet: wait for its event rather than back off (upstream
+    // returns an error, and every such retry then waits for the shared 10 qps bucket).
+    workers_->Park(key);
+    auto again = endpoints_.lister().Get(ns, name);
+    if (!reconciler_.CacheBehind(key, again.get())) workers_->Unpark(key);
+    return Status::Ok();
+  }
   auto plan = reconciler_.Plan(ns, name, service.get(), pods, current.get());
   if (!plan.ok()) return plan.status();
   ClientEndpointsWriter writer(client_.Endpoints());

@@ -60,6 +60,7 @@ class EndpointsController {
 
   Status SyncForTest(const std::string& key) { return Sync(key); }
   endpointslice::KeyQueue& QueueForTest() { return *queue_; }
+  bool ParkedForTest(const std::string& key) const { return workers_->ParkedForTest(key); }
   void EnqueueOrphansForTest() { EnqueueAllEndpoints(); }
   bool IdleForTest() const { return workers_->IdleForTest(); }
 

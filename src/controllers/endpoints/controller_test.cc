@@ -172,6 +172,84 @@ TEST_P(EndpointsBatchTest, BatchPeriodCollapsesPodEvents) {
   cluster.Shutdown();
 }
 
+// Issue 20: a sync that finds the informer behind the controller's own Endpoints write (an update
+// it made, or a create it made) parks the key instead of failing into backoff, and goes on when
+// the write's event arrives. The clock never moves, so no backoff or recheck can fire.
+class EndpointsStaleCacheTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(cluster_.Services().Create(MakeService("svc")).ok());
+    for (int i = 0; i < 3; ++i) ASSERT_TRUE(cluster_.Pods().Create(MakePod(i)).ok());
+  }
+  void TearDown() override {
+    if (controller_) controller_->Shutdown();
+    cluster_.Shutdown();
+  }
+  void Start() {
+    controller_ = std::make_unique<EndpointsController>(cluster_, cluster_, events_, nullptr,
+                                                        clock_, EndpointsControllerOptions{});
+    controller_->Run(1);
+  }
+  int StoredReady() {  // as the server has it, not as a held cache shows it
+    auto e = cluster_.Endpoints().Get("ns", "svc");
+    return !e.ok() || (*e)->subsets.empty() ? 0
+                                            : static_cast<int>((*e)->subsets[0].addresses.size());
+  }
+  void MakeUnready(int i) {
+    api::core::v1::Pod p = *cluster_.Pods().lister().Get("ns", "pod-" + std::to_string(i));
+    p.status.conditions[0].status = "False";
+    ASSERT_TRUE(cluster_.Pods().UpdateStatus(p).ok());
+  }
+  void Settle() {
+    cluster_.Drain();
+    ASSERT_TRUE(endpointslice::testing::WaitForIdle([&] { return controller_->IdleForTest(); }));
+  }
+
+  endpointslice::testing::FakeCluster cluster_;
+  FakeClock clock_;
+  RecordingEventSink events_;
+  std::unique_ptr<EndpointsController> controller_;
+};
+
+TEST_F(EndpointsStaleCacheTest, AfterOurUpdate) {
+  Start();
+  ASSERT_TRUE(WaitFor([&] { return StoredReady() == 3; }));
+  Settle();
+  cluster_.Endpoints().HoldCache();
+  MakeUnready(0);
+  ASSERT_TRUE(WaitFor([&] { return StoredReady() == 2; }));
+  MakeUnready(1);
+  ASSERT_TRUE(WaitFor([&] { return controller_->ParkedForTest("ns/svc"); }));
+  Settle();
+  EXPECT_EQ(controller_->QueueForTest().NumRequeues("ns/svc"), 0);
+  EXPECT_TRUE(events_.Records().empty());
+
+  cluster_.Endpoints().ReleaseCache();
+  ASSERT_TRUE(WaitFor([&] { return StoredReady() == 1; }));
+  EXPECT_FALSE(controller_->ParkedForTest("ns/svc"));
+  EXPECT_EQ(controller_->QueueForTest().NumRequeues("ns/svc"), 0);
+}
+
+TEST_F(EndpointsStaleCacheTest, AfterOurCreate) {
+  cluster_.Endpoints().HoldCache();  // the cache will not see the Endpoints we create
+  Start();
+  ASSERT_TRUE(WaitFor([&] { return StoredReady() == 3; }));
+  Settle();
+  MakeUnready(0);
+  ASSERT_TRUE(WaitFor([&] { return controller_->ParkedForTest("ns/svc"); }));
+  Settle();
+  // Upstream would try the create again, get AlreadyExists and back off.
+  EXPECT_EQ(controller_->QueueForTest().NumRequeues("ns/svc"), 0);
+  EXPECT_TRUE(events_.Records().empty());
+  int creates = 0;
+  for (const auto& a : cluster_.Actions()) creates += a.rfind("create endpoints", 0) == 0;
+  EXPECT_EQ(creates, 1);
+
+  cluster_.Endpoints().ReleaseCache();
+  ASSERT_TRUE(WaitFor([&] { return StoredReady() == 2; }));
+  EXPECT_FALSE(controller_->ParkedForTest("ns/svc"));
+}
+
 INSTANTIATE_TEST_SUITE_P(Batching, EndpointsBatchTest, ::testing::Bool(),
                          [](const auto& info) { return info.param ? "OneSecond" : "Off"; });
 

@@ -154,7 +154,11 @@ ApplyResult Reconciler::Apply(const EndpointsPlan& plan, EndpointsWriter& writer
     }
     case EndpointsPlan::Action::kCreate: {
       auto created = writer.Create(plan.object);
-      if (created.ok()) return result;
+      if (created.ok()) {
+        std::lock_guard<std::mutex> l(mu_);
+        stale_rv_[key] = kAwaitingCreate;
+        return result;
+      }
       if (created.status().code() == Code::kForbidden) {
         for (const auto& cause : created.status().causes()) {
           // The namespace is going away; its deletion removes everything anyway.
@@ -185,6 +189,19 @@ ApplyResult Reconciler::Apply(const EndpointsPlan& plan, EndpointsWriter& writer
     }
   }
   return result;
+}
+
+bool Reconciler::CacheBehind(const std::string& key, const Endpoints* current) {
+  std::lock_guard<std::mutex> l(mu_);
+  auto it = stale_rv_.find(key);
+  if (it == stale_rv_.end()) return false;
+  if (current == nullptr) return it->second == kAwaitingCreate;
+  return it->second == current->metadata.resource_version;
+}
+
+void Reconciler::ObserveDeletion(const std::string& key) {
+  std::lock_guard<std::mutex> l(mu_);
+  stale_rv_.erase(key);
 }
 
 void Reconciler::Forget(const std::string& key) {

@@ -69,14 +69,23 @@ class Reconciler {
   // Executes `plan`. A create refused because the namespace is terminating counts as success.
   ApplyResult Apply(const EndpointsPlan& plan, EndpointsWriter& writer);
 
+  // True when `current` (the cached Endpoints for `key`, or null) does not yet show our own last
+  // write: it still carries the resourceVersion our update replaced, or is absent after our
+  // create. The wiring then waits for the informer instead of calling Plan (which would fail).
+  bool CacheBehind(const std::string& key, const Endpoints* current);
+  // The cache saw the Endpoints of `key` deleted: whatever we wrote before is gone.
+  void ObserveDeletion(const std::string& key);
+
   // Drops what is remembered about a key (trigger times, stale resourceVersion).
   void Forget(const std::string& key);
 
  private:
   endpointslice::TriggerTimeTracker trigger_times_;
   std::mutex mu_;
-  // key -> resourceVersion our last update replaced (the cache must move past it).
+  // key -> resourceVersion our last update replaced (the cache must move past it), or
+  // kAwaitingCreate after our create (the cache must show the object).
   std::map<std::string, std::string> stale_rv_;  // guarded by mu_
+  static constexpr char kAwaitingCreate[] = "";  // no resourceVersion is empty
 };
 
 // §5–§7 on their own: the canonical subsets for `service` and `pods`.

@@ -144,6 +144,9 @@ void EndpointSliceController::OnSliceChange(const api::discovery::v1::EndpointSl
        ServicesToSyncForSliceChange(old_slice, slice, tracker_.ShouldSync(slice))) {
     queue_->AddAfter(key, delay);
   }
+  // Our own write reached the cache: a sync parked waiting for it can go on.
+  const std::string key = ServiceKeyForSlice(slice);
+  if (!key.empty()) workers_->Unpark(key);
 }
 
 void EndpointSliceController::OnSliceDelete(const api::discovery::v1::EndpointSlice& slice) {
@@ -156,6 +159,7 @@ void EndpointSliceController::OnSliceDelete(const api::discovery::v1::EndpointSl
   if (!tracker_.HandleDeletion(slice)) {
     queue_->AddAfter(key, std::max(kMinSliceBatch, options_.batch_period));
   }
+  workers_->Unpark(key);  // our own deletion reached the cache
 }
 
 void EndpointSliceController::OnNodeChange() { topology_queue_->Add(kTopologyKey); }
@@ -235,8 +239,14 @@ Status EndpointSliceController::Sync(const std::string& key) {
   auto listed = SlicesLabelledFor(slices_.lister(), slice_index_, ns, name, kControllerName);
   auto slices = SlicesForService(*service, listed);
   if (tracker_.StaleSlices(*service, slices)) {
+    // The cache lacks one of our own writes: wait for its event rather than back off (upstream
+    // returns an error here, and every such retry then waited for the shared 10 qps bucket).
     metrics_.ObserveSync("stale");
-    return Status(Code::kConflict, "EndpointSlice informer cache is out of date");
+    workers_->Park(key);
+    auto again = SlicesForService(
+        *service, SlicesLabelledFor(slices_.lister(), slice_index_, ns, name, kControllerName));
+    if (!tracker_.StaleSlices(*service, again)) workers_->Unpark(key);
+    return Status::Ok();
   }
   auto trigger = trigger_times_.Compute(key, *service, pods);
   SlicePlan plan = reconciler_.Plan(service, pods, nodes_.lister().List(), slices, trigger);

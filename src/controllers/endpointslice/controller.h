@@ -74,6 +74,7 @@ class EndpointSliceController {
   // One sync of "ns/name" on the calling thread (what a worker does for a key).
   Status SyncForTest(const std::string& key) { return Sync(key); }
   KeyQueue& QueueForTest() { return *queue_; }
+  bool ParkedForTest(const std::string& key) const { return workers_->ParkedForTest(key); }
   bool IdleForTest() const { return workers_->IdleForTest() && topology_worker_->IdleForTest(); }
   const EndpointSliceControllerOptions& options() const { return options_; }
 

@@ -179,6 +179,47 @@ TEST_F(EndpointSliceControllerTest, BatchPeriodCollapsesPodUpdates) {
 }
 
 // The adapter hands type, reason and message to the recorder unchanged.
+// Issue 20: a sync that finds the informer behind the controller's own slice write waits for the
+// write's event instead of backing off (upstream requeues it rate-limited, and in a burst every
+// such retry then waited for the shared 10 qps bucket). The clock never moves here, so neither a
+// backoff nor the parked key's recheck can fire: only the event can wake the key.
+TEST_F(EndpointSliceControllerTest, StaleCacheParksTheKeyUntilOurWriteArrives) {
+  AddPods(0, 3);
+  FakeClock& clock = clock_;
+  Start({}, &clock);
+  ASSERT_TRUE(WaitFor([&] { return Endpoints(/*ready_only=*/true) == 3; }));
+  Settle();
+  auto stored_ready = [&] {  // as the server has it, not as the held cache shows it
+    int n = 0;
+    auto list = cluster_.EndpointSlices().List("ns", client::ListOptions{});
+    for (const auto& s : list->items) {
+      for (const auto& e : s->endpoints) n += e.conditions.ready == true;
+    }
+    return n;
+  };
+  auto make_unready = [&](int i) {
+    api::core::v1::Pod p = *cluster_.Pods().lister().Get("ns", "pod-" + std::to_string(i));
+    p.status.conditions[0].status = "False";
+    ASSERT_TRUE(cluster_.Pods().UpdateStatus(p).ok());
+  };
+
+  cluster_.EndpointSlices().HoldCache();
+  make_unready(0);
+  ASSERT_TRUE(WaitFor([&] { return stored_ready() == 2; }));  // our write, unseen by the cache
+  make_unready(1);
+  ASSERT_TRUE(WaitFor([&] { return controller_->ParkedForTest("ns/svc"); }));
+  Settle();
+  EXPECT_EQ(controller_->QueueForTest().NumRequeues("ns/svc"), 0);
+  EXPECT_EQ(stored_ready(), 2);  // nothing written from the stale view
+  EXPECT_THAT(metrics_.RenderPrometheus(),
+              HasSubstr("endpoint_slice_controller_syncs{result=\"stale\"} 1"));
+
+  cluster_.EndpointSlices().ReleaseCache();
+  ASSERT_TRUE(WaitFor([&] { return stored_ready() == 1; }));
+  EXPECT_FALSE(controller_->ParkedForTest("ns/svc"));
+  EXPECT_EQ(controller_->QueueForTest().NumRequeues("ns/svc"), 0);
+}
+
 TEST(RecorderEventSinkTest, ForwardsToTheRecorder) {
   struct Recorder final : client::record::EventRecorder {
     void Event(const api::meta::ObjectReference& object, std::string_view type,

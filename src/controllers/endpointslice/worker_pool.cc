@@ -60,6 +60,23 @@ bool KeyWorkerPool::ProcessNextItem() {
   return true;
 }
 
+void KeyWorkerPool::Park(const std::string& key) {
+  {
+    std::lock_guard<std::mutex> l(parked_mu_);
+    parked_.insert(key);
+  }
+  // A delayed add, not a rate-limited one: no backoff, no token from the shared bucket.
+  queue_.AddAfter(key, kParkedRecheck);
+}
+
+void KeyWorkerPool::Unpark(const std::string& key) {
+  {
+    std::lock_guard<std::mutex> l(parked_mu_);
+    if (parked_.erase(key) == 0) return;
+  }
+  queue_.Add(key);
+}
+
 void KeyWorkerPool::Shutdown() {
   stopping_.store(true);
   queue_.ShutDown();

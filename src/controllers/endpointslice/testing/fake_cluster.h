@@ -15,6 +15,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -122,7 +123,7 @@ class FakeResource final : public client::ResourceClient<T>,
   // ResourceClient.
   Result<client::ObjectPtr<T>> Get(std::string_view ns, std::string_view name,
                                    const client::GetOptions& = {}) override {
-    auto obj = LookUp(ns, name);
+    auto obj = LookUp(ns, name, /*cached=*/false);
     if (obj == nullptr) return NotFoundError(NotFoundMessage(name));
     return obj;
   }
@@ -131,7 +132,7 @@ class FakeResource final : public client::ResourceClient<T>,
     auto selector = api::selectors::ParseLabelSelector(options.label_selector);
     if (!selector.ok()) return selector.status();
     client::ObjectList<T> out;
-    out.items = ListMatching(ns, *selector);
+    out.items = ListMatching(ns, *selector, /*cached=*/false);
     return out;
   }
   Status Watch(std::string_view, const client::ListOptions&, const client::WatchEventHandler<T>&,
@@ -251,6 +252,22 @@ class FakeResource final : public client::ResourceClient<T>,
     std::lock_guard<std::mutex> l(mu_);
     return items_.size();
   }
+  // An informer falling behind: from now on the lister keeps showing the current state and the
+  // handlers get nothing, while writes still succeed, until ReleaseCache() delivers the held
+  // events and the lister catches up.
+  void HoldCache() {
+    std::lock_guard<std::mutex> l(mu_);
+    frozen_ = items_;
+  }
+  void ReleaseCache() {
+    std::vector<std::function<void()>> held;
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      frozen_.reset();
+      held.swap(held_);
+    }
+    for (auto& fn : held) deliverer_.Post(std::move(fn));
+  }
 
  private:
   using HandlerPtr = std::shared_ptr<client::informers::ResourceEventHandler<T>>;
@@ -274,16 +291,24 @@ class FakeResource final : public client::ResourceClient<T>,
     std::lock_guard<std::mutex> l(rv_mu_);
     return std::to_string(++rv_);
   }
-  client::ObjectPtr<T> LookUp(std::string_view ns, std::string_view name) const {
+  // What the lister shows: the held view while the cache is held.
+  const std::map<std::string, client::ObjectPtr<T>>& ViewLocked(bool cached) const {
+    return cached && frozen_ ? *frozen_ : items_;
+  }
+  // `cached`: as the lister sees it; otherwise as the server does.
+  client::ObjectPtr<T> LookUp(std::string_view ns, std::string_view name,
+                              bool cached = true) const {
     std::lock_guard<std::mutex> l(mu_);
-    auto it = items_.find(Key(ns, name));
-    return it == items_.end() ? nullptr : it->second;
+    const auto& view = ViewLocked(cached);
+    auto it = view.find(Key(ns, name));
+    return it == view.end() ? nullptr : it->second;
   }
   std::vector<client::ObjectPtr<T>> ListMatching(std::string_view ns,
-                                                 const api::selectors::LabelSelector& sel) const {
+                                                 const api::selectors::LabelSelector& sel,
+                                                 bool cached = true) const {
     std::lock_guard<std::mutex> l(mu_);
     std::vector<client::ObjectPtr<T>> out;
-    for (const auto& [k, v] : items_) {
+    for (const auto& [k, v] : ViewLocked(cached)) {
       if (!ns.empty() && v->metadata.namespace_ != ns) continue;
       if (sel.Matches(v->metadata.labels)) out.push_back(v);
     }
@@ -323,6 +348,10 @@ class FakeResource final : public client::ResourceClient<T>,
     {
       std::lock_guard<std::mutex> l(mu_);
       handlers = handlers_;
+      if (frozen_) {
+        for (const auto& h : handlers) held_.push_back([h, fn] { fn(*h); });
+        return;
+      }
     }
     for (const auto& h : handlers) deliverer_.Post([h, fn] { fn(*h); });
   }
@@ -337,8 +366,11 @@ class FakeResource final : public client::ResourceClient<T>,
   std::vector<HandlerPtr> handlers_;                   // guarded by mu_
   std::optional<Status> fail_next_create_;             // guarded by mu_
   std::optional<Status> fail_next_update_;             // guarded by mu_
-  int generated_ = 0;                                  // guarded by mu_
-  int uids_ = 0;                                       // guarded by mu_
+  // Set while the cache is held (HoldCache): the lister's view and the undelivered events.
+  std::optional<std::map<std::string, client::ObjectPtr<T>>> frozen_;  // guarded by mu_
+  std::vector<std::function<void()>> held_;                            // guarded by mu_
+  int generated_ = 0;                                                  // guarded by mu_
+  int uids_ = 0;                                                       // guarded by mu_
 };
 
 class FakeCluster final : public client::Clientset, public client::informers::InformerFactory {
