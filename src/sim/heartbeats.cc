@@ -1,5 +1,7 @@
 #include "sim/heartbeats.h"
 
+#include <utility>
+
 #include "sim/node_factory.h"
 
 namespace svcplane::sim {
@@ -19,7 +21,6 @@ NodeHeartbeats::NodeHeartbeats(client::ResourceClient<Lease>& leases,
 NodeHeartbeats::~NodeHeartbeats() { Shutdown(); }
 
 void NodeHeartbeats::Add(const std::string& node, const std::string& zone) {
-  Duration first;
   {
     std::lock_guard<std::mutex> l(mu_);
     if (nodes_.count(node)) return;
@@ -34,10 +35,8 @@ void NodeHeartbeats::Add(const std::string& node, const std::string& zone) {
     }
     nodes_.emplace(node,
                    Entry{zone, std::make_unique<client::heartbeat::LeaseHeartbeat>(leases_, o)});
-    std::uniform_real_distribution<double> phase(0.0, 1.0);
-    first = std::chrono::duration_cast<Duration>(opts_.heartbeat_interval * phase(rng_));
   }
-  queue_.AddAfter(node, first);
+  queue_.Add(node);  // the create: now, not at the first renewal
 }
 
 void NodeHeartbeats::Start() {
@@ -100,8 +99,13 @@ HeartbeatStats NodeHeartbeats::Stats() const {
   return stats_;
 }
 
-Duration NodeHeartbeats::NextInterval() {
+Duration NodeHeartbeats::NextInterval(const std::string& node) {
   std::lock_guard<std::mutex> l(mu_);
+  auto it = nodes_.find(node);
+  if (it != nodes_.end() && !std::exchange(it->second.phased, true)) {
+    std::uniform_real_distribution<double> phase(0.0, 1.0);
+    return std::chrono::duration_cast<Duration>(opts_.heartbeat_interval * phase(rng_));
+  }
   std::uniform_real_distribution<double> jitter(1.0 - opts_.heartbeat_jitter,
                                                 1.0 + opts_.heartbeat_jitter);
   return std::chrono::duration_cast<Duration>(opts_.heartbeat_interval * jitter(rng_));
@@ -109,7 +113,7 @@ Duration NodeHeartbeats::NextInterval() {
 
 void NodeHeartbeats::Work() {
   while (auto node = queue_.Get()) {
-    Duration next = NextInterval();
+    Duration next = NextInterval(*node);
     if (!Alive(*node)) {
       std::lock_guard<std::mutex> l(mu_);
       ++stats_.skipped;

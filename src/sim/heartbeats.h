@@ -42,8 +42,10 @@ class NodeHeartbeats {
                  const Clock& clock, uint64_t seed);
   ~NodeHeartbeats();
 
-  // Registers a node; its first renewal comes at a random point of the first interval, so the
-  // renewals of many nodes spread evenly. Call before or after Start.
+  // Registers a node. Its Lease is created at once, as a kubelet creates it right after
+  // registering its Node; the first renewal then comes at a random point of the first interval,
+  // so the renewals of many nodes registered together spread evenly. Call before or after
+  // Start (before, the create waits for Start).
   void Add(const std::string& node, const std::string& zone);
   void Start();
   void Shutdown();
@@ -64,11 +66,14 @@ class NodeHeartbeats {
   struct Entry {
     std::string zone;
     std::unique_ptr<client::heartbeat::LeaseHeartbeat> heartbeat;
+    bool phased = false;  // the first wait after the create, a random phase, was drawn
   };
 
   void Work();
   Status Renew(const std::string& node);
-  Duration NextInterval();
+  // The wait before `node`'s next renewal: a random phase after the create, then the interval
+  // with jitter.
+  Duration NextInterval(const std::string& node);
 
   client::ResourceClient<api::coordination::v1::Lease>& leases_;
   client::ResourceClient<api::core::v1::Node>* const nodes_client_;

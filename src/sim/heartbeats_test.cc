@@ -43,6 +43,22 @@ TEST(NodeHeartbeatsTest, CreatesThenRenewsWithOneUpdateEach) {
             clock.WallNow());
 }
 
+// Issue 20: a kubelet creates its Lease right after registering; the simulator waited for the
+// first renewal, up to a whole interval later. The clock never moves here: no timer can fire.
+TEST(NodeHeartbeatsTest, LeaseIsCreatedAsTheNodeIsAdded) {
+  FakeClock clock;
+  FakeResourceClient<Lease> leases;
+  NodeHeartbeats hb(leases, nullptr, Opts(), clock, 1);
+  hb.Start();
+  hb.Add("n1", "zone-a");
+  for (int i = 0; i < 1000 && leases.Peek(kNodeLeaseNamespace, "n1") == nullptr; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  EXPECT_NE(leases.Peek(kNodeLeaseNamespace, "n1"), nullptr);
+  EXPECT_EQ(hb.Stats().renewals, 1);
+  hb.Shutdown();
+}
+
 TEST(NodeHeartbeatsTest, RecoversFromAConflictingWriteBySomeoneElse) {
   FakeClock clock;
   FakeResourceClient<Lease> leases;

@@ -167,8 +167,8 @@ Status Simulator::Start() {
       !created.ok() && !client::IsAlreadyExists(created.status())) {
     return created.status();
   }
+  heartbeats_.Start();  // before the Nodes: each Lease is created as its Node registers
   if (Status st = RegisterNodes(); !st.ok()) return st;
-  heartbeats_.Start();
   for (int i = 0; i < std::max(1, opts_.workers); ++i) {
     threads_.emplace_back([this] { Work(); });
   }
@@ -200,6 +200,7 @@ Status Simulator::RegisterNodes() {
         if (first_error.ok()) first_error = st;
         return;
       }
+      heartbeats_.Add(NodeName(opts_, i), ZoneOf(opts_, i));
     }
   };
   std::vector<std::thread> pool;
@@ -208,10 +209,7 @@ Status Simulator::RegisterNodes() {
   }
   for (std::thread& t : pool) t.join();
   if (!first_error.ok()) return first_error;
-  for (int i = 0; i < opts_.nodes; ++i) {
-    node_names_.push_back(NodeName(opts_, i));
-    heartbeats_.Add(node_names_.back(), ZoneOf(opts_, i));
-  }
+  for (int i = 0; i < opts_.nodes; ++i) node_names_.push_back(NodeName(opts_, i));
   std::lock_guard<std::mutex> l(mu_);
   stats_.nodes_registered = opts_.nodes;
   return Status::Ok();
