@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <unordered_map>
+#include <unordered_set>
 
 namespace svcplane::apiserver::server {
 namespace {
@@ -56,13 +58,14 @@ void Housekeeping::Loop() {
       if (stopping_) return;
       kicked_ = false;
     }
-    RunOnce();
+    for (int pass = 0; pass < kMaxPassesInARow && RunOnce(); ++pass) {
+    }
   }
 }
 
-void Housekeeping::RunOnce() {
+bool Housekeeping::RunOnce() {
   Namespaces();
-  CollectGarbage();
+  return CollectGarbage();
 }
 
 void Housekeeping::Namespaces() {
@@ -94,16 +97,37 @@ void Housekeeping::Namespaces() {
   }
 }
 
-void Housekeeping::CollectGarbage() {
-  // Every live object by UID, and every object that has owners.
-  std::map<std::string, Ref> by_uid;
+bool Housekeeping::CollectGarbage() {
+  // Only objects with owners, and owners waiting on a special finalizer, are copied: a pass that
+  // copied every ObjectMeta into a map by UID cost ~0.8 s of CPU at 50,000 Pods, every 30 s and
+  // after every DELETE, and grew with the cluster.
   std::vector<Ref> dependents;
+  std::vector<Ref> finalizing;  // deleting, with "orphan" or "foregroundDeletion"
+  std::unordered_set<std::string> owner_uids;
   for (Collection* c : collections_) {
     (void)c->ForEach("", [&](const api::meta::ObjectMeta& m) {
-      Ref ref{c, m.namespace_, m.name, m};
-      if (!m.owner_references.empty()) dependents.push_back(ref);
-      by_uid.emplace(m.uid, std::move(ref));
+      if (!m.owner_references.empty()) {
+        for (const auto& o : m.owner_references) owner_uids.insert(o.uid);
+        dependents.push_back(Ref{c, m.namespace_, m.name, m});
+      }
+      if (m.deletion_timestamp &&
+          (Has(m.finalizers, "orphan") || Has(m.finalizers, "foregroundDeletion"))) {
+        finalizing.push_back(Ref{c, m.namespace_, m.name, m});
+      }
     });
+  }
+  if (dependents.empty() && finalizing.empty()) return false;
+  // Counts writes that move a deletion on; a repeated Delete of an object already deleting (held
+  // by a finalizer of someone else's) does not count, or the passes would never stop.
+  bool changed = false;
+  // The owners named by some dependent, by UID (a second pass copies only those).
+  std::unordered_map<std::string, Ref> by_uid;
+  if (!owner_uids.empty()) {
+    for (Collection* c : collections_) {
+      (void)c->ForEach("", [&](const api::meta::ObjectMeta& m) {
+        if (owner_uids.contains(m.uid)) by_uid.emplace(m.uid, Ref{c, m.namespace_, m.name, m});
+      });
+    }
   }
   std::set<std::string> served_kinds;
   for (Collection* c : collections_) {
@@ -130,14 +154,14 @@ void Housekeeping::CollectGarbage() {
       }
       const auto& om = owner->meta;
       if (om.deletion_timestamp && Has(om.finalizers, "orphan")) {
-        (void)d.collection->RemoveOwner(d.ns, d.name, o.uid);
+        changed |= d.collection->RemoveOwner(d.ns, d.name, o.uid).ok();
         continue;
       }
       if (om.deletion_timestamp && Has(om.finalizers, "foregroundDeletion")) {
         ++live_dependents[o.uid];
         registry::DeleteOptions fg;
         fg.propagation_policy = "Foreground";
-        (void)d.collection->Delete(d.ns, d.name, fg);
+        changed |= d.collection->Delete(d.ns, d.name, fg).ok() && !d.meta.deletion_timestamp;
         continue;
       }
       any_alive = true;
@@ -149,18 +173,19 @@ void Housekeeping::CollectGarbage() {
       if (!st.ok())
         spdlog::warn("gc: deleting {} {}/{}: {}", d.collection->info().resource, d.ns, d.name,
                      st.message());
+      changed |= st.ok() && !d.meta.deletion_timestamp;
     }
   }
   // Owners whose special finalizers have done their work.
-  for (const auto& [uid, ref] : by_uid) {
+  for (const auto& ref : finalizing) {
     const auto& m = ref.meta;
-    if (!m.deletion_timestamp) continue;
     if (Has(m.finalizers, "orphan"))
-      (void)ref.collection->RemoveFinalizer(ref.ns, ref.name, "orphan");
-    if (Has(m.finalizers, "foregroundDeletion") && live_dependents[uid] == 0) {
-      (void)ref.collection->RemoveFinalizer(ref.ns, ref.name, "foregroundDeletion");
+      changed |= ref.collection->RemoveFinalizer(ref.ns, ref.name, "orphan").ok();
+    if (Has(m.finalizers, "foregroundDeletion") && live_dependents[m.uid] == 0) {
+      changed |= ref.collection->RemoveFinalizer(ref.ns, ref.name, "foregroundDeletion").ok();
     }
   }
+  return changed;
 }
 
 }  // namespace svcplane::apiserver::server

@@ -17,7 +17,10 @@ namespace svcplane::apiserver::server {
 //  - garbage collection by ownerReferences: objects whose every owner (of a kind we serve) is
 //    gone are deleted (background propagation); owners waiting on "foregroundDeletion" have
 //    their dependents deleted first; "orphan" strips the owner from its dependents.
-// Both poll every `period`; Kick() runs them at once (after a delete).
+// Both poll every `period`; Kick() runs them at once (after a delete). A garbage-collection pass
+// that changed something is followed by another at once (up to kMaxPassesInARow), so that a chain
+// of steps (a foreground deletion: dependents deleted, their finalizers removed, then the owner's)
+// takes moments rather than a period per step.
 class Housekeeping {
  public:
   // `finalize_namespace` removes the "kubernetes" finalizer from spec.finalizers of an emptied
@@ -32,9 +35,11 @@ class Housekeeping {
 
  private:
   void Loop();
-  void RunOnce();
+  // True when the garbage collector changed something (another pass may have work).
+  bool RunOnce();
   void Namespaces();
-  void CollectGarbage();
+  bool CollectGarbage();
+  static constexpr int kMaxPassesInARow = 10;
 
   std::vector<Collection*> collections_;
   Collection* namespaces_;
