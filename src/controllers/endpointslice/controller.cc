@@ -115,15 +115,21 @@ void EndpointSliceController::RegisterHandlers() {
   registrations_.push_back(slices_.AddEventHandler(std::move(slice)));
 
   ResourceEventHandler<Node> node;
-  node.on_add = [this](const client::ObjectPtr<Node>&, bool) { OnNodeChange(); };
+  node.on_add = [this](const client::ObjectPtr<Node>&, bool) {
+    ForgetNodesForPlan();
+    OnNodeChange();
+  };
   node.on_update = [this](const client::ObjectPtr<Node>& old_node,
                           const client::ObjectPtr<Node>& n) {
-    // Only readiness and zone feed the topology cache.
-    if (NodeReady(*old_node) != NodeReady(*n) || NodeZone(*old_node) != NodeZone(*n)) {
-      OnNodeChange();
-    }
+    // Only readiness and zone feed the topology cache; only the zone feeds plans.
+    const bool zone_changed = NodeZone(*old_node) != NodeZone(*n);
+    if (zone_changed) ForgetNodesForPlan();
+    if (NodeReady(*old_node) != NodeReady(*n) || zone_changed) OnNodeChange();
   };
-  node.on_delete = [this](const client::ObjectPtr<Node>&, bool) { OnNodeChange(); };
+  node.on_delete = [this](const client::ObjectPtr<Node>&, bool) {
+    ForgetNodesForPlan();
+    OnNodeChange();
+  };
   registrations_.push_back(nodes_.AddEventHandler(std::move(node)));
 }
 
@@ -163,6 +169,21 @@ void EndpointSliceController::OnSliceDelete(const api::discovery::v1::EndpointSl
 }
 
 void EndpointSliceController::OnNodeChange() { topology_queue_->Add(kTopologyKey); }
+
+std::shared_ptr<const std::vector<std::shared_ptr<const Node>>>
+EndpointSliceController::NodesForPlan() {
+  std::lock_guard lock(node_snapshot_mu_);
+  if (node_snapshot_ == nullptr) {
+    node_snapshot_ =
+        std::make_shared<const std::vector<std::shared_ptr<const Node>>>(nodes_.lister().List());
+  }
+  return node_snapshot_;
+}
+
+void EndpointSliceController::ForgetNodesForPlan() {
+  std::lock_guard lock(node_snapshot_mu_);
+  node_snapshot_.reset();
+}
 
 Status EndpointSliceController::SyncTopology() {
   topology_.SetNodes(nodes_.lister().List());
@@ -249,7 +270,8 @@ Status EndpointSliceController::Sync(const std::string& key) {
     return Status::Ok();
   }
   auto trigger = trigger_times_.Compute(key, *service, pods);
-  SlicePlan plan = reconciler_.Plan(service, pods, nodes_.lister().List(), slices, trigger);
+  const auto nodes = NodesForPlan();
+  SlicePlan plan = reconciler_.Plan(service, pods, *nodes, slices, trigger);
   ClientSliceWriter writer(client_.EndpointSlices());
   Status s = reconciler_.Apply(*service, plan, writer, &tracker_);
   for (const auto& e : plan.events) events_.Emit(kEventComponent, ref, e);
