@@ -5,29 +5,23 @@
 //     Services are created by --creators client threads while the simulator schedules and runs
 //     them),
 //   - server RSS (VmRSS and peak VmHWM) once everything is Ready,
+//   - how long after that the EndpointSlices list every Ready Pod (the controllers' tail),
 //   - steady-state CPU of the server and of this process (the simulator: N node Lease renewals
-//     every 10 s) over --steady-seconds.
+//     every 10 s) over --steady-seconds, opened once the slices have caught up.
 // Usage: sim_bench --nodes 1000 --pods 30000 [--services 0] [--svcplane build/bin/svcplane]
 
-#include <fcntl.h>
 #include <fmt/format.h>
-#include <signal.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
 #include <unistd.h>
 #include <CLI/CLI.hpp>
 
 #include <atomic>
 #include <chrono>
-#include <filesystem>
-#include <fstream>
 #include <iostream>
-#include <sstream>
-#include <stdexcept>
 #include <thread>
 #include <vector>
 
 #include "base/logging.h"
+#include "bench/common/server_process.h"
 #include "client/informers/informer_factory.h"
 #include "client/transport/https_transport.h"
 #include "client/transport/kubeconfig.h"
@@ -37,99 +31,10 @@
 
 namespace {
 
-namespace fs = std::filesystem;
 namespace core = svcplane::api::core::v1;
 using SteadyClock = std::chrono::steady_clock;
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-long StatusKb(pid_t pid, const char* key) {
-  std::ifstream in(fmt::format("/proc/{}/status", pid));
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind(key, 0) == 0) return std::stol(line.substr(std::string(key).size()));
-  }
-  return -1;
-}
-
-// utime + stime of `pid` in seconds.
-double CpuSeconds(pid_t pid) {
-  std::string stat = ReadFile(fmt::format("/proc/{}/stat", pid));
-  std::istringstream in(stat.substr(stat.rfind(')') + 2));
-  std::string field;
-  unsigned long long utime = 0, stime = 0;
-  for (int i = 3; i <= 15 && in >> field; ++i) {
-    if (i == 14) utime = std::stoull(field);
-    if (i == 15) stime = std::stoull(field);
-  }
-  return static_cast<double>(utime + stime) / static_cast<double>(sysconf(_SC_CLK_TCK));
-}
-
 double Seconds(SteadyClock::duration d) { return std::chrono::duration<double>(d).count(); }
-
-class ServerProcess {
- public:
-  void Start(const std::string& binary) {
-    char tmpl[] = "/tmp/svcplane-simbench-XXXXXX";
-    if (!mkdtemp(tmpl)) throw std::runtime_error("mkdtemp failed");
-    dir_ = tmpl;
-    const std::string log = dir_ + "/server.log";
-    pid_ = fork();
-    if (pid_ < 0) throw std::runtime_error("fork failed");
-    if (pid_ == 0) {
-      prctl(PR_SET_PDEATHSIG, SIGKILL);
-      int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-      if (fd >= 0) {
-        dup2(fd, 1);
-        dup2(fd, 2);
-      }
-      const std::string data = dir_ + "/data";
-      execl(binary.c_str(), binary.c_str(), "serve", "--data-dir", data.c_str(), "--listen",
-            "127.0.0.1:0", "--log-level", "warn", static_cast<char*>(nullptr));
-      _exit(127);
-    }
-    kubeconfig_ = dir_ + "/data/kubeconfig";
-    const auto deadline = SteadyClock::now() + std::chrono::seconds(60);
-    while (!fs::exists(kubeconfig_)) {
-      int st = 0;
-      if (waitpid(pid_, &st, WNOHANG) == pid_) {
-        pid_ = -1;
-        throw std::runtime_error("server exited early; log:\n" + ReadFile(log));
-      }
-      if (SteadyClock::now() > deadline) throw std::runtime_error("server not ready in 60 s");
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));  // file fully written
-  }
-  ~ServerProcess() {
-    if (pid_ > 0) {
-      kill(pid_, SIGTERM);
-      int st = 0;
-      bool gone = false;
-      for (int i = 0; i < 200 && !gone; ++i) {
-        gone = waitpid(pid_, &st, WNOHANG) == pid_;
-        if (!gone) std::this_thread::sleep_for(std::chrono::milliseconds(50));
-      }
-      if (!gone) {
-        kill(pid_, SIGKILL);
-        waitpid(pid_, &st, 0);
-      }
-    }
-    std::error_code ec;
-    if (!dir_.empty()) fs::remove_all(dir_, ec);
-  }
-  pid_t pid() const { return pid_; }
-  const std::string& kubeconfig() const { return kubeconfig_; }
-
- private:
-  std::string dir_, kubeconfig_;
-  pid_t pid_ = -1;
-};
 
 core::Pod MakePod(int i, int services) {
   core::Pod p;
@@ -203,9 +108,9 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
   SetLogLevel("warn").IgnoreError();
 
-  ServerProcess server;
-  server.Start(binary);
-  auto config = client::transport::LoadKubeconfig(server.kubeconfig(), "");
+  bench::ServerProcess server({.binary = binary, .dir_prefix = "svcplane-simbench"});
+  server.Start();
+  auto config = client::transport::LoadKubeconfig(server.kubeconfig_path(), "");
   if (!config.ok()) {
     std::cerr << config.status().ToString() << "\n";
     return 1;
@@ -238,7 +143,8 @@ int main(int argc, char** argv) {
       services, creators, [&](int i) { return cs->Services().Create(MakeService(i)).ok(); });
   const double services_s = Seconds(SteadyClock::now() - t_svc);
 
-  const double ramp_srv0 = CpuSeconds(server.pid()), ramp_self0 = CpuSeconds(getpid());
+  const double ramp_srv0 = bench::ProcessCpuSeconds(server.pid()),
+               ramp_self0 = bench::ProcessCpuSeconds(getpid());
   const auto t_pods = SteadyClock::now();
   std::atomic<double> created_s{0};
   std::atomic<int64_t> pod_failures{0};
@@ -261,16 +167,38 @@ int main(int argc, char** argv) {
   }
   const double ready_s = Seconds(SteadyClock::now() - t_pods);
   creator.join();
-  const double ramp_srv = CpuSeconds(server.pid()) - ramp_srv0;
-  const double ramp_self = CpuSeconds(getpid()) - ramp_self0;
-  const long rss_kb = StatusKb(server.pid(), "VmRSS:");
-  const long hwm_kb = StatusKb(server.pid(), "VmHWM:");
+  const double ramp_srv = bench::ProcessCpuSeconds(server.pid()) - ramp_srv0;
+  const double ramp_self = bench::ProcessCpuSeconds(getpid()) - ramp_self0;
+  const long rss_kb = bench::ProcessStatusKb(server.pid(), "VmRSS:");
+  const long hwm_kb = bench::ProcessStatusKb(server.pid(), "VmHWM:");
+
+  // The controllers' tail: until every Ready Pod is a ready endpoint of its Service's slices,
+  // the server still works on them, and a steady window opened now would count that work.
+  const auto t_caught_up = SteadyClock::now();
+  int64_t ready_endpoints = 0;
+  if (services > 0) {
+    auto& slices = informers.EndpointSlices();
+    informers.Start();
+    auto count_endpoints = [&] {
+      int64_t n = 0;
+      for (const auto& s : slices.lister().List("default")) {
+        for (const auto& e : s->endpoints) n += e.conditions.ready.value_or(false) ? 1 : 0;
+      }
+      return n;
+    };
+    while ((ready_endpoints = count_endpoints()) < ready && SteadyClock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(250));
+    }
+  }
+  const double caught_up_s = Seconds(SteadyClock::now() - t_caught_up);
 
   // Steady state: nothing changes but Lease renewals (and the lifecycle monitor's scans).
   const auto sim_before = simulator->Stats();
-  const double srv0 = CpuSeconds(server.pid()), self0 = CpuSeconds(getpid());
+  const double srv0 = bench::ProcessCpuSeconds(server.pid()),
+               self0 = bench::ProcessCpuSeconds(getpid());
   std::this_thread::sleep_for(std::chrono::seconds(steady_seconds));
-  const double srv1 = CpuSeconds(server.pid()), self1 = CpuSeconds(getpid());
+  const double srv1 = bench::ProcessCpuSeconds(server.pid()),
+               self1 = bench::ProcessCpuSeconds(getpid());
   const auto sim_after = simulator->Stats();
 
   fmt::print("| metric | value |\n|---|---|\n");
@@ -287,6 +215,12 @@ int main(int argc, char** argv) {
       "| CPU until all Ready: server / this process (creators + simulator) | {:.0f} s / "
       "{:.0f} s ({:.0f}% / {:.0f}% of one core) |\n",
       ramp_srv, ramp_self, 100.0 * ramp_srv / ready_s, 100.0 * ramp_self / ready_s);
+  if (services > 0) {
+    fmt::print(
+        "| slices list every Ready Pod as a ready endpoint | {} of {}, {:.1f} s after all "
+        "Ready |\n",
+        ready_endpoints, ready, caught_up_s);
+  }
   fmt::print("| server RSS when all Ready | {:.0f} MiB (peak {:.0f} MiB) |\n", rss_kb / 1024.0,
              hwm_kb / 1024.0);
   fmt::print("| steady state ({} s): Lease renewals | {} ({:.0f}/s) |\n", steady_seconds,
