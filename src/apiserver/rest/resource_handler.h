@@ -698,9 +698,10 @@ class WatchPumpFor final : public WatchPump {
       return false;
     }
     if (!watch_) return true;
-    // Safety net for a lost wakeup (seen when the storage watch's first notify raced the pump's
-    // set-up: the replayed events then waited for a notify that never came). Draining here bounds
-    // any such stall to one tick (500 ms). TODO(svcplane): find the race itself #4.
+    // Safety net for a lost wakeup: draining here bounds any stall to one tick (500 ms). The
+    // lost wakeup once seen here was the hub's workers and ticker sharing one condition variable
+    // (issue 20, fixed in WatchHub); this stays so that another such bug costs a tick, not a
+    // stream.
     Drain();
     if (ended_) return false;
     if (now >= options_.deadline) {
