@@ -182,6 +182,9 @@ int main(int argc, char** argv) {
     auto count_endpoints = [&] {
       int64_t n = 0;
       for (const auto& s : slices.lister().List("default")) {
+        auto svc = s->metadata.labels.find("kubernetes.io/service-name");
+        // Our Services only: the `kubernetes` Service's slice lists the server itself.
+        if (svc == s->metadata.labels.end() || svc->second.rfind("svc-", 0) != 0) continue;
         for (const auto& e : s->endpoints) n += e.conditions.ready.value_or(false) ? 1 : 0;
       }
       return n;
