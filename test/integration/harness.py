@@ -174,6 +174,22 @@ class Server:
         return client.ApiClient(cfg)
 
 
+def raw_request(api, method, path, body=None, accept="application/json", content_type=None,
+                stream=False):
+    """A request through the Python client's connection pool and credentials, with the body and
+    headers as given (no model classes): for protobuf, watch streams and malformed bodies."""
+    cfg = api.configuration
+    headers = {"Accept": accept}
+    if content_type:
+        headers["Content-Type"] = content_type
+    token = cfg.get_api_key_with_prefix("authorization")
+    if token:
+        headers["Authorization"] = token
+    return api.rest_client.pool_manager.request(
+        method, cfg.host + path, body=body, headers=headers, preload_content=not stream,
+        timeout=30)
+
+
 def start_with_client(extra_args=()):
     """A started Server and a Python-client ApiClient for it; the server is cleaned up if
     either fails, so a failing setUpClass leaves no process behind."""

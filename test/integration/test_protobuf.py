@@ -204,16 +204,8 @@ class ProtobufTest(unittest.TestCase):
         return self.srv.kubectl_json(V, *args)
 
     def request(self, method, path, body=None, accept=PB, content_type=None, stream=False):
-        cfg = self.api.configuration
-        headers = {"Accept": accept}
-        if content_type:
-            headers["Content-Type"] = content_type
-        token = cfg.get_api_key_with_prefix("authorization")
-        if token:
-            headers["Authorization"] = token
-        return self.api.rest_client.pool_manager.request(
-            method, cfg.host + path, body=body, headers=headers, preload_content=not stream,
-            timeout=30)
+        return harness.raw_request(self.api, method, path, body=body, accept=accept,
+                                   content_type=content_type, stream=stream)
 
     def wait_gone(self, path, timeout=30):
         deadline = time.monotonic() + timeout

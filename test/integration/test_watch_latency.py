@@ -92,18 +92,8 @@ class WatchLatencyTest(unittest.TestCase):
     def tearDownClass(cls):
         cls.srv.cleanup()
 
-    def request(self, method, path, body=None, accept="application/json", content_type=None,
-                stream=False):
-        cfg = self.api.configuration
-        headers = {"Accept": accept}
-        if content_type:
-            headers["Content-Type"] = content_type
-        token = cfg.get_api_key_with_prefix("authorization")
-        if token:
-            headers["Authorization"] = token
-        return self.api.rest_client.pool_manager.request(
-            method, cfg.host + path, body=body, headers=headers, preload_content=not stream,
-            timeout=30)
+    def request(self, method, path, **kwargs):
+        return harness.raw_request(self.api, method, path, **kwargs)
 
     def test_each_change_on_an_idle_server_reaches_json_and_protobuf_watchers_within_10ms(self):
         base = "/api/v1/namespaces/%s/services" % NS
