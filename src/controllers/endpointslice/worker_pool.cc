@@ -42,6 +42,12 @@ bool KeyWorkerPool::ProcessNextItem() {
   auto key = queue_.Get();
   if (!key) return false;
   ++in_flight_;
+  {
+    // Whatever parked the key is looked at again now (the recheck after kParkedRecheck, or an
+    // unrelated event); the sync parks it again if the cache is still behind.
+    std::lock_guard<std::mutex> l(parked_mu_);
+    parked_.erase(*key);
+  }
   Status s = sync_(*key);
   ++syncs_;
   if (s.ok()) {
