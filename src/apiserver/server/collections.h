@@ -21,6 +21,9 @@ class Collection {
                          const std::function<void(const api::meta::ObjectMeta&)>& fn) = 0;
   virtual Status Delete(std::string_view ns, std::string_view name,
                         const registry::DeleteOptions& opts) = 0;
+  // The object's metadata; null if there is no such object, an error if it cannot be read now.
+  virtual Result<std::shared_ptr<const api::meta::ObjectMeta>> Meta(std::string_view ns,
+                                                                    std::string_view name) = 0;
   // Removes the ownerReference with `owner_uid` from the object (orphaning it).
   virtual Status RemoveOwner(std::string_view ns, std::string_view name,
                              std::string_view owner_uid) = 0;
@@ -41,6 +44,19 @@ class CollectionFor final : public Collection {
     if (!list.ok()) return list.status();
     for (const auto& o : list->items) fn(o.obj->metadata);
     return Status::Ok();
+  }
+
+  Result<std::shared_ptr<const api::meta::ObjectMeta>> Meta(std::string_view ns,
+                                                            std::string_view name) override {
+    auto cur = reg_->Get(ns, name);
+    if (!cur.ok()) {
+      if (cur.status().code() == Code::kNotFound) {
+        return std::shared_ptr<const api::meta::ObjectMeta>();
+      }
+      return cur.status();
+    }
+    // Aliases the stored object: no copy.
+    return std::shared_ptr<const api::meta::ObjectMeta>(cur->obj, &cur->obj->metadata);
   }
 
   Status Delete(std::string_view ns, std::string_view name,
