@@ -17,13 +17,17 @@ function(svcplane_cc_library)
   target_link_libraries(svcplane_${ARG_NAME} PUBLIC ${ARG_DEPS})
 endfunction()
 
-# svcplane_cc_test(NAME foo_test SRCS a_test.cc DEPS svcplane::foo [LABELS unit])
+# svcplane_cc_test(NAME foo_test SRCS a_test.cc DEPS svcplane::foo [LABELS unit]
+#                  [SERIAL "Suite.CaseA:Suite.CaseB"])
 # All *_test.cc of one folder build into one gtest binary; each case is registered with ctest.
+# SERIAL (a gtest filter) names the cases that bound wall-clock time: ctest runs them alone
+# (RUN_SERIAL), since under ASan with the other core busy a bound of seconds can be missed by a
+# correct server.
 function(svcplane_cc_test)
   if(NOT SVCPLANE_BUILD_TESTS)
     return()
   endif()
-  cmake_parse_arguments(ARG "" "NAME" "SRCS;DEPS;LABELS" ${ARGN})
+  cmake_parse_arguments(ARG "" "NAME;SERIAL" "SRCS;DEPS;LABELS" ${ARGN})
   add_executable(${ARG_NAME} ${ARG_SRCS})
   svcplane_apply_options(${ARG_NAME})
   target_link_libraries(${ARG_NAME} PRIVATE ${ARG_DEPS} GTest::gmock GTest::gtest_main)
@@ -31,7 +35,14 @@ function(svcplane_cc_test)
   if(NOT ARG_LABELS)
     set(ARG_LABELS unit)
   endif()
-  gtest_discover_tests(${ARG_NAME} PROPERTIES LABELS "${ARG_LABELS}" DISCOVERY_TIMEOUT 60)
+  if(ARG_SERIAL)
+    gtest_discover_tests(${ARG_NAME} TEST_FILTER "-${ARG_SERIAL}"
+                         PROPERTIES LABELS "${ARG_LABELS}" DISCOVERY_TIMEOUT 60)
+    gtest_discover_tests(${ARG_NAME} TEST_FILTER "${ARG_SERIAL}"
+                         PROPERTIES LABELS "${ARG_LABELS}" RUN_SERIAL TRUE DISCOVERY_TIMEOUT 60)
+  else()
+    gtest_discover_tests(${ARG_NAME} PROPERTIES LABELS "${ARG_LABELS}" DISCOVERY_TIMEOUT 60)
+  endif()
 endfunction()
 
 # svcplane_cc_benchmark(NAME foo_bench SRCS foo_bench.cc DEPS ...)
