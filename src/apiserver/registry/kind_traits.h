@@ -4,10 +4,13 @@
 // table, its strategy (defaulting, preparation, validation from api/validation) and the values
 // its field selectors read. One specialisation per kind.
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
+#include "api/codec/json.h"
 #include "api/resources.h"
 #include "api/types.h"
 #include "api/validation/defaults.h"
@@ -151,6 +154,28 @@ const api::ResourceInfo& InfoOf() {
   static const api::ResourceInfo* info =
       api::FindResource(KindTraits<T>::kGroup, KindTraits<T>::kResource);
   return *info;
+}
+
+// Sets kind and apiVersion to T's (served and stored objects carry them).
+template <typename T>
+void SetTypeMeta(T& obj) {
+  obj.kind = std::string(InfoOf<T>().kind);
+  obj.api_version = InfoOf<T>().GroupVersion();
+}
+
+// The stored form of `obj`: type meta filled in, no resourceVersion (the revision is the
+// store's). Every store holds these bytes, or gives them back (storage::ValueCodec).
+template <typename T>
+std::shared_ptr<const std::string> StoredJson(T& obj) {
+  SetTypeMeta(obj);
+  std::string rv = std::exchange(obj.metadata.resource_version, {});
+  std::string json = api::codec::EncodeJson(obj);
+  obj.metadata.resource_version = std::move(rv);
+  // The encoder grows its buffer by doubling, so up to half of it is slack. The stored bytes
+  // live as long as the object and its watch history (whose budget counts size, not
+  // capacity): give the slack back once here.
+  json.shrink_to_fit();
+  return std::make_shared<const std::string>(std::move(json));
 }
 
 // "pods" or "endpointslices.discovery.k8s.io": how upstream names a resource in messages.

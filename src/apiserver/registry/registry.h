@@ -341,10 +341,7 @@ class Registry {
   // A storage conflict on a write that did not pin a resourceVersion: read again and retry.
   static constexpr Code kRetry = Code::kAborted;
 
-  static void FillTypeMeta(T& obj) {
-    obj.kind = std::string(InfoOf<T>().kind);
-    obj.api_version = InfoOf<T>().GroupVersion();
-  }
+  static void FillTypeMeta(T& obj) { SetTypeMeta(obj); }
 
   // Writes `obj`, already encoded as `bytes`, with `write(bytes)` and returns the stored
   // object. The memo is told the object behind the bytes, so neither this answer nor the
@@ -378,18 +375,7 @@ class Registry {
     return kv.status();
   }
 
-  // The stored form: type meta filled in, no resourceVersion (the revision is the store's).
-  static std::shared_ptr<const std::string> Encode(T& obj) {
-    FillTypeMeta(obj);
-    std::string rv = std::exchange(obj.metadata.resource_version, {});
-    std::string json = api::codec::EncodeJson(obj);
-    obj.metadata.resource_version = std::move(rv);
-    // The encoder grows its buffer by doubling, so up to half of it is slack. The stored bytes
-    // live as long as the object and its watch history (whose budget counts size, not
-    // capacity): give the slack back once here.
-    json.shrink_to_fit();
-    return std::make_shared<const std::string>(std::move(json));
-  }
+  static std::shared_ptr<const std::string> Encode(T& obj) { return StoredJson(obj); }
 
   Object<T> Unstored(T obj) {
     auto json = std::make_shared<const std::string>(api::codec::EncodeJson(obj));
