@@ -45,10 +45,6 @@ void AddModEquals(TxnRequest& txn, std::string_view key, Revision revision) {
   c->set_mod_revision(revision);
 }
 
-void AddFailureRange(TxnRequest& txn, std::string_view key) {
-  txn.add_failure()->mutable_request_range()->set_key(std::string(key));
-}
-
 // A CAS lost: the failure branch's Range shows whether the key went away or moved on.
 Status LostCas(TxnResponse& response, std::string_view key, Revision expected) {
   const auto& range = response.responses(0).response_range();
@@ -56,6 +52,20 @@ Status LostCas(TxnResponse& response, std::string_view key, Revision expected) {
   return ConflictError("key \"" + std::string(key) + "\" is at revision " +
                        std::to_string(range.kvs(0).mod_revision()) + ", not " +
                        std::to_string(expected));
+}
+
+// Txn{MOD(key)==expected ? success : Range{key}}: the revision it committed at, or
+// NotFound/Conflict from the failure branch.
+Result<Revision> CompareAndSwap(internal::EtcdClient& client, std::string_view key,
+                                Revision expected_mod_revision, internal::pb::RequestOp success) {
+  TxnRequest txn;
+  AddModEquals(txn, key, expected_mod_revision);
+  *txn.add_success() = std::move(success);
+  txn.add_failure()->mutable_request_range()->set_key(std::string(key));
+  auto response = client.Txn(txn, client.WriteDeadline());
+  if (!response.ok()) return response.status();
+  if (!response->succeeded()) return LostCas(*response, key, expected_mod_revision);
+  return response->header().revision();
 }
 
 Status CheckKey(std::string_view key) {
@@ -153,8 +163,7 @@ Result<KeyValue> EtcdStore::Create(std::string_view key, std::shared_ptr<const s
   return KeyValue{std::string(key), value ? std::move(value) : MakeValue(""), revision, revision};
 }
 
-Result<KeyValue> EtcdStore::Update(std::string_view key, std::shared_ptr<const std::string> value,
-                                   Revision expected_mod_revision) {
+Result<KeyValue> EtcdStore::GetExpecting(std::string_view key, Revision expected_mod_revision) {
   auto current = Get(key);
   if (!current.ok()) return current.status();
   if (current->mod_revision != expected_mod_revision) {
@@ -162,40 +171,35 @@ Result<KeyValue> EtcdStore::Update(std::string_view key, std::shared_ptr<const s
                          std::to_string(current->mod_revision) + ", not " +
                          std::to_string(expected_mod_revision));
   }
-  TxnRequest txn;
-  AddModEquals(txn, key, expected_mod_revision);
-  auto* put = txn.add_success()->mutable_request_put();
-  put->set_key(std::string(key));
-  if (value) put->set_value(*value);
-  AddFailureRange(txn, key);
-  auto response = client_->Txn(txn, client_->WriteDeadline());
-  if (!response.ok()) return response.status();
-  NoteRevision(response->header().revision());
-  if (!response->succeeded()) return LostCas(*response, key, expected_mod_revision);
+  return current;
+}
+
+Result<KeyValue> EtcdStore::Update(std::string_view key, std::shared_ptr<const std::string> value,
+                                   Revision expected_mod_revision) {
+  auto current = GetExpecting(key, expected_mod_revision);
+  if (!current.ok()) return current.status();
+  internal::pb::RequestOp put;
+  put.mutable_request_put()->set_key(std::string(key));
+  if (value) put.mutable_request_put()->set_value(*value);
+  auto revision = CompareAndSwap(*client_, key, expected_mod_revision, std::move(put));
+  if (!revision.ok()) return revision.status();
+  NoteRevision(*revision);
   // The key still had expected_mod_revision, so it is the life that Get saw.
   return KeyValue{std::string(key), value ? std::move(value) : MakeValue(""),
-                  current->create_revision, response->header().revision()};
+                  current->create_revision, *revision};
 }
 
 Result<KeyValue> EtcdStore::Delete(std::string_view key, Revision expected_mod_revision) {
-  auto current = Get(key);
+  auto current = GetExpecting(key, expected_mod_revision);
   if (!current.ok()) return current.status();
-  if (current->mod_revision != expected_mod_revision) {
-    return ConflictError("key \"" + std::string(key) + "\" is at revision " +
-                         std::to_string(current->mod_revision) + ", not " +
-                         std::to_string(expected_mod_revision));
-  }
-  TxnRequest txn;
-  AddModEquals(txn, key, expected_mod_revision);
-  txn.add_success()->mutable_request_delete_range()->set_key(std::string(key));
-  AddFailureRange(txn, key);
-  auto response = client_->Txn(txn, client_->WriteDeadline());
-  if (!response.ok()) return response.status();
-  NoteRevision(response->header().revision());
-  if (!response->succeeded()) return LostCas(*response, key, expected_mod_revision);
+  internal::pb::RequestOp del;
+  del.mutable_request_delete_range()->set_key(std::string(key));
+  auto revision = CompareAndSwap(*client_, key, expected_mod_revision, std::move(del));
+  if (!revision.ok()) return revision.status();
+  NoteRevision(*revision);
   // Same mod revision, same value: what Get returned is what was deleted.
   KeyValue deleted = std::move(*current);
-  deleted.mod_revision = response->header().revision();
+  deleted.mod_revision = *revision;
   return deleted;
 }
 

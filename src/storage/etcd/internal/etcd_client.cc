@@ -204,39 +204,19 @@ Status EtcdClient::Call(std::string_view what, RetryPolicy policy, Deadline dead
 
 Result<pb::RangeResponse> EtcdClient::Range(const pb::RangeRequest& request, Deadline deadline,
                                             grpc::Status* error) {
-  pb::RangeResponse response;
-  Status s = Call(
-      "etcd range", RetryPolicy::kIdempotent, deadline,
-      [&](Endpoint& e, grpc::ClientContext& c) {
-        response.Clear();
-        return e.kv->Range(&c, request, &response);
-      },
-      error);
-  if (!s.ok()) return s;
-  return response;
+  return Unary<pb::RangeResponse>("etcd range", RetryPolicy::kIdempotent, &pb::KV::Stub::Range,
+                                  request, deadline, error);
 }
 
 Result<pb::TxnResponse> EtcdClient::Txn(const pb::TxnRequest& request, Deadline deadline) {
-  pb::TxnResponse response;
-  Status s = Call("etcd txn", RetryPolicy::kOnlyIfNotSent, deadline,
-                  [&](Endpoint& e, grpc::ClientContext& c) {
-                    response.Clear();
-                    return e.kv->Txn(&c, request, &response);
-                  });
-  if (!s.ok()) return s;
-  return response;
+  return Unary<pb::TxnResponse>("etcd txn", RetryPolicy::kOnlyIfNotSent, &pb::KV::Stub::Txn,
+                                request, deadline);
 }
 
 Result<pb::CompactionResponse> EtcdClient::Compact(const pb::CompactionRequest& request,
                                                    Deadline deadline) {
-  pb::CompactionResponse response;
-  Status s = Call("etcd compact", RetryPolicy::kOnlyIfNotSent, deadline,
-                  [&](Endpoint& e, grpc::ClientContext& c) {
-                    response.Clear();
-                    return e.kv->Compact(&c, request, &response);
-                  });
-  if (!s.ok()) return s;
-  return response;
+  return Unary<pb::CompactionResponse>("etcd compact", RetryPolicy::kOnlyIfNotSent,
+                                       &pb::KV::Stub::Compact, request, deadline);
 }
 
 }  // namespace svcplane::storage::etcd::internal

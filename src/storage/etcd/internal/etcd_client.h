@@ -72,6 +72,22 @@ class EtcdClient {
   Status Call(std::string_view what, RetryPolicy policy, Deadline deadline, const Rpc& rpc,
               grpc::Status* error = nullptr);
 
+  // One KV method through Call.
+  template <typename Response, typename Request, typename Method>
+  Result<Response> Unary(std::string_view what, RetryPolicy policy, Method method,
+                         const Request& request, Deadline deadline, grpc::Status* error = nullptr) {
+    Response response;
+    Status s = Call(
+        what, policy, deadline,
+        [&](Endpoint& e, grpc::ClientContext& c) {
+          response.Clear();
+          return ((*e.kv).*method)(&c, request, &response);
+        },
+        error);
+    if (!s.ok()) return s;
+    return response;
+  }
+
   // Constant after construction.
   const EtcdClientOptions options_;
   std::vector<std::unique_ptr<Endpoint>> endpoints_;
