@@ -82,7 +82,15 @@ Result<std::unique_ptr<EtcdStore>> EtcdStore::Open(EtcdStoreOptions options) {
 }
 
 EtcdStore::EtcdStore(EtcdStoreOptions options, std::unique_ptr<internal::EtcdClient> client)
-    : options_(std::move(options)), client_(std::move(client)) {}
+    : options_(std::move(options)),
+      client_(std::move(client)),
+      watch_anomalies_(options_.metrics == nullptr
+                           ? nullptr
+                           : &options_.metrics->GetCounter(
+                                 "svcplane_etcd_watch_anomalies_total",
+                                 "etcd watches ended because an event had no prev_kv or its "
+                                 "revision did not increase",
+                                 {})) {}
 
 EtcdStore::~EtcdStore() {
   std::list<std::shared_ptr<internal::EtcdWatcher>> watchers;
@@ -90,10 +98,10 @@ EtcdStore::~EtcdStore() {
     std::lock_guard lock(watchers_mu_);
     watchers.swap(watchers_);
   }
-  // Each watcher's destructor cancels its stream, joins its thread and ends its channel with
-  // Unavailable("store closed"). A consumer's Stop may hold a reference for a moment.
-  for (auto& w : watchers) w->Cancel(UnavailableError("store closed"));
-  watchers.clear();
+  // Each watcher's stream is cancelled and its thread joined here, not when the last
+  // reference goes: a consumer's Stop may hold one for a moment, and the client dies with us.
+  // Their channels end with Unavailable("store closed").
+  for (auto& w : watchers) w->Stop(UnavailableError("store closed"));
 }
 
 void EtcdStore::NoteRevision(Revision revision) {
@@ -233,7 +241,8 @@ Result<std::unique_ptr<storage::WatchStream>> EtcdStore::Watch(std::string_view 
   auto channel = std::make_shared<storage::internal::WatchChannel>(std::string(prefix),
                                                                    after_revision + 1, options);
   auto watcher = std::make_shared<internal::EtcdWatcher>(
-      *client_, std::string(prefix), after_revision, channel, options_.watch_reconnect_timeout);
+      *client_, std::string(prefix), after_revision, channel, options_.watch_reconnect_timeout,
+      watch_anomalies_);
   std::weak_ptr<internal::EtcdWatcher> weak = watcher;
   channel->SetOnStop([weak] {
     if (auto w = weak.lock()) w->Cancel(UnavailableError("watch stopped"));

@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "base/metrics.h"
 #include "storage/store.h"
 
 namespace svcplane::storage::etcd {
@@ -44,6 +45,9 @@ struct EtcdStoreOptions {
   // How long a watch whose stream broke (member death, "no leader") keeps trying to re-create
   // itself from its last revision on any endpoint before it ends with Unavailable.
   std::chrono::milliseconds watch_reconnect_timeout = std::chrono::seconds(60);
+  // Where svcplane_etcd_watch_anomalies_total is counted (a watch ended because etcd sent an
+  // event without prev_kv or a revision that did not increase, spec §1.3). May be null.
+  MetricsRegistry* metrics = nullptr;
 };
 
 // A Store over etcd's v3 gRPC API that talks to etcd exactly as kube-apiserver's
@@ -114,6 +118,7 @@ class EtcdStore final : public Store {
   // Constant after construction.
   const EtcdStoreOptions options_;
   const std::unique_ptr<internal::EtcdClient> client_;
+  Counter* const watch_anomalies_;  // null without options_.metrics
 
   std::atomic<Revision> last_revision_{0};    // highest header revision seen
   std::atomic<Revision> compacted_floor_{0};  // compaction point found last (it only grows)

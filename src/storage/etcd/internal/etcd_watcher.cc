@@ -46,16 +46,19 @@ Result<EventPtr> ToWatchEvent(const ::mvccpb::Event& event) {
 
 EtcdWatcher::EtcdWatcher(EtcdClient& client, std::string prefix, Revision after,
                          std::shared_ptr<storage::internal::WatchChannel> channel,
-                         std::chrono::milliseconds reconnect_timeout)
+                         std::chrono::milliseconds reconnect_timeout, Counter* anomalies)
     : client_(client),
       prefix_(std::move(prefix)),
       channel_(std::move(channel)),
       reconnect_timeout_(reconnect_timeout),
+      anomalies_(anomalies),
       next_revision_(after + 1),
       last_delivered_(after) {}
 
-EtcdWatcher::~EtcdWatcher() {
-  Cancel(UnavailableError("store closed"));
+EtcdWatcher::~EtcdWatcher() { Stop(UnavailableError("store closed")); }
+
+void EtcdWatcher::Stop(Status status) {
+  Cancel(std::move(status));
   if (thread_.joinable()) thread_.join();
 }
 
@@ -213,6 +216,7 @@ std::optional<EtcdWatcher::StreamEnd> EtcdWatcher::Deliver(const pb::WatchRespon
     }
     if (!event.ok()) {
       spdlog::error("etcd watch on \"{}\" is broken: {}", prefix_, event.status().message());
+      if (anomalies_ != nullptr) anomalies_->Inc();
       Finish(event.status());
       return StreamEnd::kTerminal;
     }

@@ -11,6 +11,7 @@
 #include <string>
 #include <thread>
 
+#include "base/metrics.h"
 #include "storage/etcd/internal/etcd_client.h"
 #include "storage/watch.h"
 
@@ -29,7 +30,7 @@ class EtcdWatcher {
  public:
   EtcdWatcher(EtcdClient& client, std::string prefix, Revision after,
               std::shared_ptr<storage::internal::WatchChannel> channel,
-              std::chrono::milliseconds reconnect_timeout);
+              std::chrono::milliseconds reconnect_timeout, Counter* anomalies = nullptr);
   ~EtcdWatcher();
 
   // Starts the thread and waits until etcd acknowledged the watch. On an error (Gone when
@@ -37,6 +38,9 @@ class EtcdWatcher {
   Status Start(Deadline deadline);
   // Ends the watch from any thread; the channel gets `status` unless it already ended.
   void Cancel(Status status);
+  // Cancel, then wait for the thread: afterwards the watcher no longer uses the client.
+  // Not from the watcher's own thread, nor from two threads at once (the store calls it).
+  void Stop(Status status);
   bool finished() const { return finished_.load(); }
 
  private:
@@ -54,6 +58,7 @@ class EtcdWatcher {
   const std::string prefix_;
   const std::shared_ptr<storage::internal::WatchChannel> channel_;
   const std::chrono::milliseconds reconnect_timeout_;
+  Counter* const anomalies_;  // may be null
 
   // Only the watch thread touches these.
   Revision next_revision_;   // start revision of the next (re-)created etcd watch
