@@ -13,6 +13,9 @@ PACKAGES=(
   libgoogle-perftools-dev                        # tcmalloc for the svcplane binary
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   etcd-server                                     # the distributed backend and its benchmark
+  golang-etcd-server-dev golang-github-gogo-protobuf-dev  # etcd's .proto files (storage/etcd)
+  golang-github-grpc-ecosystem-grpc-gateway-dev   # google/api/annotations.proto that rpc.proto imports
+  protobuf-compiler protobuf-compiler-grpc libprotobuf-dev libgrpc++-dev  # etcd's v3 gRPC API
   python3 python3-kubernetes python3-yaml         # integration tests with the Python client
   openssl curl procps
 )

@@ -139,12 +139,19 @@ Result<EventPtr> WatchChannel::WaitNext(std::chrono::steady_clock::time_point de
   return std::move((*batch)[0]);
 }
 
+void WatchChannel::SetOnStop(std::function<void()> on_stop) { on_stop_ = std::move(on_stop); }
+
 void WatchChannel::Stop() {
-  std::lock_guard lock(mu_);
-  if (terminal_.ok()) terminal_ = UnavailableError("watch stopped");
-  queue_.clear();
-  replay_left_ = 0;
-  cv_.notify_all();
+  std::function<void()> on_stop;
+  {
+    std::lock_guard lock(mu_);
+    if (terminal_.ok()) terminal_ = UnavailableError("watch stopped");
+    queue_.clear();
+    replay_left_ = 0;
+    cv_.notify_all();
+    on_stop.swap(on_stop_);
+  }
+  if (on_stop) on_stop();
 }
 
 }  // namespace internal

@@ -116,6 +116,10 @@ class WatchChannel {
   // Calls notify if the consumer is waiting for it. Call without holding store locks.
   void NotifyIfNeeded();
   bool done() const;
+  // Called once, on the consumer's thread, when the consumer stops the watch (Stop or the
+  // WatchStream's destruction). A producer blocked on something else than this channel (a
+  // network stream) uses it to let go at once. Set before the WatchStream is handed out.
+  void SetOnStop(std::function<void()> on_stop);
 
   // Consumer side.
   Result<std::vector<EventPtr>> TryNextBatch(size_t max, Revision* progress);
@@ -130,6 +134,7 @@ class WatchChannel {
   const Revision next_revision_;
   const size_t capacity_;
   const std::function<void()> notify_;
+  std::function<void()> on_stop_;  // set before the consumer sees the channel
 
   mutable std::mutex mu_;
   std::condition_variable cv_;

@@ -1,0 +1,130 @@
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <list>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+
+#include "base/metrics.h"
+#include "storage/store.h"
+
+namespace svcplane::storage::etcd {
+
+namespace internal {
+class EtcdClient;
+class EtcdWatcher;
+}  // namespace internal
+
+// How to reach etcd (kube-apiserver's --etcd-* flags, etcd-backend-and-ha.md §1.5).
+struct EtcdClientOptions {
+  // Comma-separated http://host:port, https://host:port or unix://path (--etcd-servers).
+  // One gRPC channel per endpoint; endpoints come only from here (no member auto-sync).
+  std::string endpoints;
+  // PEM files for https:// endpoints (--etcd-cafile/--etcd-certfile/--etcd-keyfile). One set
+  // serves every endpoint. Empty: the system roots and no client certificate.
+  std::string ca_file;
+  std::string cert_file;
+  std::string key_file;
+  // Deadlines per call. etcd itself answers "request timed out" after ~7 s without quorum; a
+  // read is retried on the next member within its deadline, a write is not (outcome unknown).
+  std::chrono::milliseconds read_timeout = std::chrono::seconds(10);
+  std::chrono::milliseconds write_timeout = std::chrono::seconds(60);
+};
+
+struct EtcdStoreOptions {
+  EtcdClientOptions client;
+  // An absent key whose linearizable read gives etcd's current revision (spec §1.2 "Current
+  // revision"): `path.Join(--etcd-prefix, "health")`, the same key the health probe reads.
+  std::string probe_key = "/registry/health";
+  // How long a read at a future revision (kNotOlderThan, or kExact past the current revision)
+  // waits for etcd to reach it before Timeout (kube-apiserver's cache waits 3 s).
+  std::chrono::milliseconds future_wait = std::chrono::seconds(3);
+  // How long a watch whose stream broke (member death, "no leader") keeps trying to re-create
+  // itself from its last revision on any endpoint before it ends with Unavailable.
+  std::chrono::milliseconds watch_reconnect_timeout = std::chrono::seconds(60);
+  // Where svcplane_etcd_watch_anomalies_total is counted (a watch ended because etcd sent an
+  // event without prev_kv or a revision that did not increase, spec §1.3). May be null.
+  MetricsRegistry* metrics = nullptr;
+};
+
+// A Store over etcd's v3 gRPC API that talks to etcd exactly as kube-apiserver's
+// storage/etcd3 does (spec §1.2): keys unchanged, values opaque, writes only as the Txn shapes
+//   Create  Txn{MOD(key)==0 ? Put{key,value} : -}
+//   Update  Txn{MOD(key)==rev ? Put{key,value} : Range{key}}
+//   Delete  Txn{MOD(key)==rev ? DeleteRange{key} : Range{key}}
+// and reads only as linearizable Ranges, so it can share an etcd (or kine) with a real
+// kube-apiserver. Update and Delete read the key first, as upstream's GuaranteedUpdate and
+// Delete start from the object they hold: the write's answer carries the create revision and
+// (for Delete) the last value, which a Txn without prev_kv does not return.
+//
+// Errors follow store.h, with these etcd-specific meanings:
+//   Unavailable  no endpoint reachable within the deadline, or etcd answered UNAVAILABLE
+//                ("request timed out", "leader changed"): for a write, outcome unknown.
+//   Timeout      our deadline passed (DEADLINE_EXCEEDED): for a write, outcome unknown; or a
+//                read at a future revision that etcd did not reach within future_wait.
+//   RequestEntityTooLarge  etcd's "request is too large" (--max-request-bytes).
+// Every call has a deadline, so none hangs while etcd is stopped or partitioned.
+//
+// Thread-safe. Watches run one reader thread each and end with Unavailable("store closed")
+// when the store is destroyed.
+class EtcdStore final : public Store {
+ public:
+  // Does not wait for etcd: channels connect in the background (spec §1.5 "Startup").
+  // BadRequest for a malformed endpoint list, NotFound for an unreadable TLS file.
+  static Result<std::unique_ptr<EtcdStore>> Open(EtcdStoreOptions options);
+  ~EtcdStore() override;
+
+  Result<KeyValue> Get(std::string_view key) override;
+  Result<ListResult> List(const ListOptions& options) override;
+  Result<KeyValue> Create(std::string_view key, std::shared_ptr<const std::string> value) override;
+  Result<KeyValue> Update(std::string_view key, std::shared_ptr<const std::string> value,
+                          Revision expected_mod_revision) override;
+  Result<KeyValue> Delete(std::string_view key, Revision expected_mod_revision) override;
+  // etcd Watch from after_revision+1 with prev_kv and progress_notify. Gone when
+  // after_revision is below etcd's compaction point, at the start or later. A broken stream is
+  // re-created from the last delivered revision; an event without prev_kv (other than a
+  // create) or a revision that does not increase ends the watch with Internal: the caller
+  // must relist (spec §1.3).
+  Result<std::unique_ptr<storage::WatchStream>> Watch(std::string_view prefix,
+                                                      Revision after_revision,
+                                                      const WatchOptions& options) override;
+  Status Compact(Revision revision) override;
+  // From a linearizable read of probe_key; the last revision seen if etcd cannot answer.
+  Revision CurrentRevision() override;
+  // etcd does not report its compaction point; it is found by reading probe_key at
+  // revisions from the last point found upward (one read when it did not move).
+  Revision CompactedRevision() override;
+
+  // For the Compactor and other users of the same connection.
+  internal::EtcdClient& client() { return *client_; }
+
+ private:
+  EtcdStore(EtcdStoreOptions options, std::unique_ptr<internal::EtcdClient> client);
+
+  // The read Update and Delete start from: the key, if still at expected_mod_revision.
+  Result<KeyValue> GetExpecting(std::string_view key, Revision expected_mod_revision);
+  // The current-revision read of spec §1.2: a linearizable Range of probe_key.
+  Result<Revision> ReadCurrentRevision();
+  // Waits until etcd's revision reaches `revision` (polling), then Timeout.
+  Status WaitForRevision(Revision revision);
+  // Ok if etcd still holds `revision`, Gone if compacted, Timeout if ahead of etcd.
+  Status ProbeRevision(Revision revision);
+  void NoteRevision(Revision revision);
+  void ReapFinishedWatchers();
+
+  // Constant after construction.
+  const EtcdStoreOptions options_;
+  const std::unique_ptr<internal::EtcdClient> client_;
+  Counter* const watch_anomalies_;  // null without options_.metrics
+
+  std::atomic<Revision> last_revision_{0};    // highest header revision seen
+  std::atomic<Revision> compacted_floor_{0};  // compaction point found last (it only grows)
+
+  std::mutex watchers_mu_;
+  std::list<std::shared_ptr<internal::EtcdWatcher>> watchers_;  // guarded by watchers_mu_
+};
+
+}  // namespace svcplane::storage::etcd
