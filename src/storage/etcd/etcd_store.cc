@@ -110,6 +110,20 @@ void EtcdStore::NoteRevision(Revision revision) {
   }
 }
 
+Result<std::shared_ptr<const std::string>> EtcdStore::Encoded(
+    std::string_view key, const std::shared_ptr<const std::string>& value) {
+  if (!options_.codec) return value;
+  return options_.codec->Encode(key, value);
+}
+
+Result<KeyValue> EtcdStore::Decoded(KeyValue kv) {
+  if (!options_.codec) return kv;
+  auto value = options_.codec->Decode(kv.key, kv.value);
+  if (!value.ok()) return value.status();
+  kv.value = std::move(*value);
+  return kv;
+}
+
 Result<KeyValue> EtcdStore::Get(std::string_view key) {
   SVC_RETURN_IF_ERROR(CheckKey(key));
   RangeRequest request;
@@ -118,7 +132,7 @@ Result<KeyValue> EtcdStore::Get(std::string_view key) {
   if (!response.ok()) return response.status();
   NoteRevision(response->header().revision());
   if (response->kvs_size() == 0) return NotFoundError("key \"" + std::string(key) + "\" not found");
-  return TakeKeyValue(*response->mutable_kvs(0));
+  return Decoded(TakeKeyValue(*response->mutable_kvs(0)));
 }
 
 Result<ListResult> EtcdStore::List(const ListOptions& options) {
@@ -144,7 +158,11 @@ Result<ListResult> EtcdStore::List(const ListOptions& options) {
   ListResult result;
   result.revision = exact ? options.revision : response->header().revision();
   result.items.reserve(response->kvs_size());
-  for (auto& kv : *response->mutable_kvs()) result.items.push_back(TakeKeyValue(kv));
+  for (auto& kv : *response->mutable_kvs()) {
+    auto item = Decoded(TakeKeyValue(kv));
+    if (!item.ok()) return item.status();
+    result.items.push_back(std::move(*item));
+  }
   if (response->more() && !result.items.empty()) {
     // etcd's count covers [key, range_end) at that revision whatever the limit (spec §1.2).
     // The next page starts right after the last key, as kube's continue token does.
@@ -156,11 +174,13 @@ Result<ListResult> EtcdStore::List(const ListOptions& options) {
 
 Result<KeyValue> EtcdStore::Create(std::string_view key, std::shared_ptr<const std::string> value) {
   SVC_RETURN_IF_ERROR(CheckKey(key));
+  auto stored = Encoded(key, value);
+  if (!stored.ok()) return stored.status();
   TxnRequest txn;
   AddModEquals(txn, key, 0);
   auto* put = txn.add_success()->mutable_request_put();
   put->set_key(std::string(key));
-  if (value) put->set_value(*value);
+  if (*stored) put->set_value(**stored);
   auto response = client_->Txn(txn, client_->WriteDeadline());
   if (!response.ok()) return response.status();
   NoteRevision(response->header().revision());
@@ -184,11 +204,13 @@ Result<KeyValue> EtcdStore::GetExpecting(std::string_view key, Revision expected
 
 Result<KeyValue> EtcdStore::Update(std::string_view key, std::shared_ptr<const std::string> value,
                                    Revision expected_mod_revision) {
+  auto stored = Encoded(key, value);
+  if (!stored.ok()) return stored.status();
   auto current = GetExpecting(key, expected_mod_revision);
   if (!current.ok()) return current.status();
   internal::pb::RequestOp put;
   put.mutable_request_put()->set_key(std::string(key));
-  if (value) put.mutable_request_put()->set_value(*value);
+  if (*stored) put.mutable_request_put()->set_value(**stored);
   auto revision = CompareAndSwap(*client_, key, expected_mod_revision, std::move(put));
   if (!revision.ok()) return revision.status();
   NoteRevision(*revision);
@@ -242,7 +264,7 @@ Result<std::unique_ptr<storage::WatchStream>> EtcdStore::Watch(std::string_view 
                                                                    after_revision + 1, options);
   auto watcher = std::make_shared<internal::EtcdWatcher>(
       *client_, std::string(prefix), after_revision, channel, options_.watch_reconnect_timeout,
-      watch_anomalies_);
+      watch_anomalies_, options_.codec);
   std::weak_ptr<internal::EtcdWatcher> weak = watcher;
   channel->SetOnStop([weak] {
     if (auto w = weak.lock()) w->Cancel(UnavailableError("watch stopped"));

@@ -10,6 +10,7 @@
 
 #include "base/metrics.h"
 #include "storage/store.h"
+#include "storage/value_codec.h"
 
 namespace svcplane::storage::etcd {
 
@@ -48,6 +49,9 @@ struct EtcdStoreOptions {
   // Where svcplane_etcd_watch_anomalies_total is counted (a watch ended because etcd sent an
   // event without prev_kv or a revision that did not increase, spec §1.3). May be null.
   MetricsRegistry* metrics = nullptr;
+  // What the values look like in etcd (storage::ValueCodec): every value written is encoded,
+  // every value read or watched decoded. Null: values are stored as given.
+  std::shared_ptr<const ValueCodec> codec;
 };
 
 // A Store over etcd's v3 gRPC API that talks to etcd exactly as kube-apiserver's
@@ -113,6 +117,11 @@ class EtcdStore final : public Store {
   // Ok if etcd still holds `revision`, Gone if compacted, Timeout if ahead of etcd.
   Status ProbeRevision(Revision revision);
   void NoteRevision(Revision revision);
+  // The codec's form of a value to write, and of a key-value read (Internal if it does not
+  // decode: a value no writer of this kind should have left).
+  Result<std::shared_ptr<const std::string>> Encoded(
+      std::string_view key, const std::shared_ptr<const std::string>& value);
+  Result<KeyValue> Decoded(KeyValue kv);
   void ReapFinishedWatchers();
 
   // Constant after construction.

@@ -40,6 +40,46 @@ struct EtcdFactory {
 
 INSTANTIATE_TYPED_TEST_SUITE_P(Etcd, StoreConformance, EtcdFactory);
 
+// Stores "enc:" + the value and refuses to decode anything else: visible in etcd, and
+// reversible for any bytes, so a store that applies it must behave as one that does not.
+class TaggingCodec final : public ValueCodec {
+ public:
+  static constexpr std::string_view kTag = "enc:";
+  Result<std::shared_ptr<const std::string>> Encode(
+      std::string_view, const std::shared_ptr<const std::string>& value) const override {
+    return MakeValue(std::string(kTag) + (value ? *value : ""));
+  }
+  Result<std::shared_ptr<const std::string>> Decode(
+      std::string_view key, const std::shared_ptr<const std::string>& stored) const override {
+    if (!stored || !stored->starts_with(kTag)) {
+      return InternalError("stored object " + std::string(key) + " is not tagged");
+    }
+    return MakeValue(stored->substr(kTag.size()));
+  }
+};
+
+// The whole contract again with every value going through a codec: what the API server's
+// protobuf codec relies on (writes encoded, reads, lists, watch events and deletes decoded).
+struct EtcdWithCodecFactory : EtcdFactory {
+  std::unique_ptr<Store> Open(const ConformanceOptions& options) {
+    if (!etcd) {
+      auto started = EtcdProcess::Start();
+      EXPECT_TRUE(started.ok()) << started.status().ToString();
+      if (!started.ok()) return nullptr;
+      etcd = std::move(*started);
+    }
+    EtcdStoreOptions o;
+    o.client.endpoints = etcd->endpoint();
+    o.future_wait = options.future_wait;
+    o.codec = std::make_shared<TaggingCodec>();
+    auto s = EtcdStore::Open(std::move(o));
+    EXPECT_TRUE(s.ok()) << s.status().ToString();
+    return s.ok() ? std::move(*s) : nullptr;
+  }
+};
+
+INSTANTIATE_TYPED_TEST_SUITE_P(EtcdWithCodec, StoreConformance, EtcdWithCodecFactory);
+
 class EtcdStoreTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -72,6 +112,48 @@ class EtcdStoreTest : public ::testing::Test {
   std::unique_ptr<EtcdProcess> etcd_;
   std::unique_ptr<EtcdStore> store_;
 };
+
+TEST_F(EtcdStoreTest, CodecFormIsWhatEtcdHoldsAndUndecodableValuesAreErrors) {
+  EtcdStoreOptions o;
+  o.client.endpoints = etcd_->endpoint();
+  o.codec = std::make_shared<TaggingCodec>();
+  auto coded = EtcdStore::Open(std::move(o));
+  ASSERT_TRUE(coded.ok());
+  auto watch = (*coded)->Watch("/registry/leases/", store_->CurrentRevision(), {});
+  ASSERT_TRUE(watch.ok()) << watch.status().ToString();
+
+  auto created = (*coded)->Create("/registry/leases/ns/a", MakeValue("{\"a\":1}"));
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  EXPECT_EQ(*created->value, "{\"a\":1}");
+  EXPECT_EQ(Raw("/registry/leases/ns/a")->value(), "enc:{\"a\":1}");
+  EXPECT_EQ(*(*coded)->Get("/registry/leases/ns/a")->value, "{\"a\":1}");
+
+  // Another writer's value that the codec refuses: reads fail with Internal, naming the key.
+  ASSERT_TRUE(store_->Create("/registry/leases/ns/b", MakeValue("{\"b\":2}")).ok());
+  auto get = (*coded)->Get("/registry/leases/ns/b");
+  ASSERT_FALSE(get.ok());
+  EXPECT_EQ(get.status().code(), Code::kInternal);
+  EXPECT_NE(get.status().message().find("/registry/leases/ns/b"), std::string::npos);
+  EXPECT_EQ((*coded)->List({.prefix = "/registry/leases/"}).status().code(), Code::kInternal);
+
+  // The watch delivered the decoded create, then ends at the value it cannot decode.
+  std::vector<EventPtr> events;
+  Status ended = Status::Ok();
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (ended.ok() && std::chrono::steady_clock::now() < deadline) {
+    auto next = (*watch)->TryNext();
+    if (!next.ok()) {
+      ended = next.status();
+    } else if (*next) {
+      events.push_back(*next);
+    } else {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+  }
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(*events[0]->kv.value, "{\"a\":1}");
+  EXPECT_EQ(ended.code(), Code::kInternal) << ended.ToString();
+}
 
 TEST_F(EtcdStoreTest, KeysAndValueBytesPassThroughUnchanged) {
   const std::string key = "/registry/services/specs/default/a";

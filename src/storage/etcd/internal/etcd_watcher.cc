@@ -21,6 +21,23 @@ KeyValue ToKeyValue(const ::mvccpb::KeyValue& kv) {
   return KeyValue{kv.key(), MakeValue(kv.value()), kv.create_revision(), kv.mod_revision()};
 }
 
+// The event's value and previous value in the codec's form (a delete's value is its previous).
+Status DecodeValues(const ValueCodec& codec, WatchEvent& event) {
+  if (event.prev) {
+    auto prev = codec.Decode(event.prev->key, event.prev->value);
+    if (!prev.ok()) return prev.status();
+    event.prev->value = std::move(*prev);
+  }
+  if (event.type == WatchEvent::Type::kDelete && event.prev) {
+    event.kv.value = event.prev->value;
+    return Status::Ok();
+  }
+  auto value = codec.Decode(event.kv.key, event.kv.value);
+  if (!value.ok()) return value.status();
+  event.kv.value = std::move(*value);
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<EventPtr> ToWatchEvent(const ::mvccpb::Event& event) {
@@ -46,12 +63,14 @@ Result<EventPtr> ToWatchEvent(const ::mvccpb::Event& event) {
 
 EtcdWatcher::EtcdWatcher(EtcdClient& client, std::string prefix, Revision after,
                          std::shared_ptr<storage::internal::WatchChannel> channel,
-                         std::chrono::milliseconds reconnect_timeout, Counter* anomalies)
+                         std::chrono::milliseconds reconnect_timeout, Counter* anomalies,
+                         std::shared_ptr<const ValueCodec> codec)
     : client_(client),
       prefix_(std::move(prefix)),
       channel_(std::move(channel)),
       reconnect_timeout_(reconnect_timeout),
       anomalies_(anomalies),
+      codec_(std::move(codec)),
       next_revision_(after + 1),
       last_delivered_(after) {}
 
@@ -221,6 +240,15 @@ std::optional<EtcdWatcher::StreamEnd> EtcdWatcher::Deliver(const pb::WatchRespon
       return StreamEnd::kTerminal;
     }
     floor = (*event)->revision();
+    if (codec_) {
+      auto decoded = std::make_shared<WatchEvent>(**event);
+      if (Status st = DecodeValues(*codec_, *decoded); !st.ok()) {
+        spdlog::error("etcd watch on \"{}\": {}", prefix_, st.message());
+        Finish(st);
+        return StreamEnd::kTerminal;
+      }
+      *event = std::move(decoded);
+    }
     ((*event)->revision() <= replay_end_ ? replay : live).push_back(std::move(*event));
   }
   if (channel_->done()) return StreamEnd::kTerminal;

@@ -13,6 +13,7 @@
 
 #include "base/metrics.h"
 #include "storage/etcd/internal/etcd_client.h"
+#include "storage/value_codec.h"
 #include "storage/watch.h"
 
 namespace svcplane::storage::etcd::internal {
@@ -30,7 +31,8 @@ class EtcdWatcher {
  public:
   EtcdWatcher(EtcdClient& client, std::string prefix, Revision after,
               std::shared_ptr<storage::internal::WatchChannel> channel,
-              std::chrono::milliseconds reconnect_timeout, Counter* anomalies = nullptr);
+              std::chrono::milliseconds reconnect_timeout, Counter* anomalies = nullptr,
+              std::shared_ptr<const ValueCodec> codec = nullptr);
   ~EtcdWatcher();
 
   // Starts the thread and waits until etcd acknowledged the watch. On an error (Gone when
@@ -58,7 +60,8 @@ class EtcdWatcher {
   const std::string prefix_;
   const std::shared_ptr<storage::internal::WatchChannel> channel_;
   const std::chrono::milliseconds reconnect_timeout_;
-  Counter* const anomalies_;  // may be null
+  Counter* const anomalies_;                       // may be null
+  const std::shared_ptr<const ValueCodec> codec_;  // null: values as stored
 
   // Only the watch thread touches these.
   Revision next_revision_;   // start revision of the next (re-)created etcd watch
