@@ -52,10 +52,26 @@ std::unique_ptr<client::informers::InformerFactory> LoopbackInformers(client::Cl
 CLI::App* AddServeCommand(CLI::App& app, ServeFlags& f) {
   auto& s = f.server;
   auto* serve = app.add_subcommand(
-      "serve", "Run the API server on the embedded store, with the controllers in-process");
+      "serve",
+      "Run the API server on the embedded store (or etcd), with the controllers in-process");
   serve->add_option("--data-dir", s.data_dir, "data folder")->capture_default_str();
   serve->add_option("--listen", f.listen, "HOST:PORT to serve HTTPS on")->capture_default_str();
-  serve->add_option("--store", s.store, "storage backend: embedded")->capture_default_str();
+  serve->add_option("--store", s.store, "storage backend: embedded, or etcd")
+      ->check(CLI::IsMember({"embedded", "etcd"}))
+      ->capture_default_str();
+  serve->add_option("--etcd-servers", s.etcd_servers,
+                    "--store etcd: etcd endpoints, comma-separated http://, https:// or unix:// "
+                    "URLs");
+  serve->add_option("--etcd-prefix", s.etcd_prefix, "prefix of every key in etcd")
+      ->capture_default_str();
+  serve->add_option("--etcd-cafile", s.etcd_cafile, "CA bundle for https:// etcd endpoints");
+  serve->add_option("--etcd-certfile", s.etcd_certfile, "client certificate for etcd (PEM)");
+  serve->add_option("--etcd-keyfile", s.etcd_keyfile, "client key for etcd (PEM)");
+  serve
+      ->add_option("--etcd-compaction-interval", f.etcd_compaction_interval,
+                   "how often this server takes its turn at compacting etcd (a Go duration; "
+                   "0s: never)")
+      ->capture_default_str();
   serve
       ->add_option("--service-cluster-ip-range", s.service_cluster_ip_range,
                    "ClusterIP range: a CIDR, or IPv4,IPv6 CIDRs for dual stack")
@@ -106,6 +122,12 @@ int RunServe(ServeFlags& f) {
     return 2;
   }
   f.server.repair_interval = std::chrono::seconds(std::max<int64_t>(1, f.repair_interval_seconds));
+  if (auto every = manager::ParseGoDuration(f.etcd_compaction_interval); every.ok()) {
+    f.server.etcd_compaction_interval = *every;
+  } else {
+    std::cerr << "svcplane: --etcd-compaction-interval: " << every.status().message() << "\n";
+    return 2;
+  }
   if (auto ttl = manager::ParseGoDuration(f.event_ttl); ttl.ok()) {
     f.server.event_ttl = *ttl;
   } else {

@@ -27,7 +27,7 @@
 #include "apiserver/rest/router.h"
 #include "apiserver/server/collections.h"
 #include "apiserver/server/housekeeping.h"
-#include "storage/rocks/rocks_store.h"
+#include "apiserver/server/open_store.h"
 
 namespace svcplane::apiserver::server {
 
@@ -58,7 +58,10 @@ class ApiServerImpl {
   ApiServerOptions options;
   std::optional<pki::DataDirLock> lock;
   pki::Pki pki;
+  MetricsRegistry metrics;  // before the store, which counts into it until it closes
   std::unique_ptr<storage::Store> store;
+  std::shared_ptr<void> store_companions;  // declared after the store: they stop first
+  bool store_suspends_requests = false;
   registry::RegistryContext ctx;
   std::unique_ptr<registry::Registry<Namespace>> namespaces;
   std::unique_ptr<registry::Registry<Service>> services;
@@ -82,7 +85,6 @@ class ApiServerImpl {
   std::unique_ptr<rest::WatchHub> hub;
   std::unique_ptr<discovery::Documents> discovery_docs;
   std::unique_ptr<openapi::Documents> openapi_docs;
-  MetricsRegistry metrics;
   std::unique_ptr<rest::RequestMetrics> request_metrics;
   std::unique_ptr<rest::Router> router;
   std::unique_ptr<http::Server> http;
@@ -268,10 +270,6 @@ class ApiServerImpl {
 };
 
 Result<std::unique_ptr<ApiServer>> ApiServer::Start(const ApiServerOptions& options) {
-  if (options.store != "embedded") {
-    return BadRequestError("--store " + options.store +
-                           " is not supported yet (only \"embedded\"; etcd comes later)");
-  }
   auto impl = std::make_unique<ApiServerImpl>();
   impl->options = options;
   auto lock = pki::DataDirLock::Acquire(options.data_dir);
@@ -282,20 +280,11 @@ Result<std::unique_ptr<ApiServer>> ApiServer::Start(const ApiServerOptions& opti
   if (!pki.ok()) return pki.status();
   impl->pki = std::move(*pki);
 
-  // The embedded store serves reads and watches from memory itself (its VersionedMap is what a
-  // CachedStore would build), so no watch cache sits in front of it: a cache would hold a second
-  // copy of the state and history and cost every write two more thread hand-offs (its feeder and
-  // its dispatcher). storage::cache is for a remote backend (etcd).
-  storage::rocks::RocksStoreOptions ro;
-  ro.path = (std::filesystem::path(options.data_dir) / "store").string();
-  ro.prewritten_wal = options.prewritten_wal;
-  if (options.watch_history_events > 0) {
-    ro.history.max_events = options.watch_history_events;
-    ro.history.min_events = std::min(ro.history.min_events, options.watch_history_events);
-  }
-  auto rocks = storage::rocks::RocksStore::Open(ro);
-  if (!rocks.ok()) return rocks.status();
-  impl->store = std::move(*rocks);
+  auto opened = OpenStore(options, &impl->metrics);
+  if (!opened.ok()) return opened.status();
+  impl->store = std::move(opened->store);
+  impl->store_companions = std::move(opened->companions);
+  impl->store_suspends_requests = opened->suspends_requests;
 
   ApiServerImpl* raw = impl.get();
   impl->ctx.store = impl->store.get();
@@ -364,8 +353,11 @@ Result<std::unique_ptr<ApiServer>> ApiServer::Start(const ApiServerOptions& opti
   ho.port = options.port;
   ho.io_threads = options.io_threads;
   ho.worker_threads = options.worker_threads;
-  // Only the embedded store suspends a request fiber on its commits (base/suspend.h).
-  if (options.requests_on_io_threads) ho.run_on_io_thread = rest::RunsOnIoThread;
+  // Only a store that suspends a request fiber on its commits (base/suspend.h) may run requests
+  // on the I/O threads: etcd's calls would block every connection of the thread.
+  if (options.requests_on_io_threads && impl->store_suspends_requests) {
+    ho.run_on_io_thread = rest::RunsOnIoThread;
+  }
   ho.build_pieces_ahead = options.build_pieces_ahead;
   ho.cert_pem = impl->pki.serving_cert_pem;
   ho.key_pem = impl->pki.serving_key_pem;

@@ -14,8 +14,16 @@ namespace svcplane::apiserver::server {
 struct ApiServerOptions {
   std::string data_dir = "./svcplane-data";
   std::string host = "127.0.0.1";
-  uint16_t port = 6443;  // 0: pick a free port
-  std::string store = "embedded";
+  uint16_t port = 6443;            // 0: pick a free port
+  std::string store = "embedded";  // or "etcd"
+  // --store etcd: kube-apiserver's flags of the same names.
+  std::string etcd_servers;  // comma-separated http://, https:// or unix:// URLs
+  std::string etcd_prefix = "/registry";
+  std::string etcd_cafile;
+  std::string etcd_certfile;
+  std::string etcd_keyfile;
+  // How often this server takes its turn at compacting etcd's history (0: never).
+  Duration etcd_compaction_interval = std::chrono::minutes(5);
   int io_threads = 2;
   int worker_threads = 32;
   int watch_threads = 2;

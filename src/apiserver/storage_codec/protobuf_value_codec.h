@@ -3,9 +3,11 @@
 // The values kube-apiserver 1.33 keeps in etcd, for svcplane's etcd backend (spec
 // etcd-backend-and-ha.md §2.2): every served kind is stored as the protobuf of its storage
 // version (core v1, discovery.k8s.io/v1, coordination.k8s.io/v1) in the "k8s\0" runtime.Unknown
-// envelope, so that a kube-apiserver and svcplane sharing one etcd read each other's objects.
-// Writing protobuf rather than the JSON kube also accepts matters: kube detects a no-op update
-// by comparing bytes, and a different encoding would turn each of its no-ops into a real write.
+// envelope (not yet the allocators' ranges and the master leases, whose records are still
+// svcplane's own), so that a kube-apiserver and svcplane sharing one etcd read each other's
+// objects. Writing protobuf rather than the JSON kube also accepts matters: kube detects a no-op
+// update by comparing bytes, and a different encoding would turn each of its no-ops into a real
+// write.
 
 #include <memory>
 #include <string>

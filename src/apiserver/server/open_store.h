@@ -1,0 +1,28 @@
+#pragma once
+
+// Which store `serve` runs on (--store): the embedded durable store in the data folder, or etcd
+// shared with other servers (and possibly a kube-apiserver), behind a watch cache.
+
+#include <memory>
+#include <string>
+
+#include "base/metrics.h"
+#include "base/result.h"
+#include "storage/store.h"
+
+namespace svcplane::apiserver::server {
+
+struct ApiServerOptions;
+
+struct OpenedStore {
+  std::unique_ptr<storage::Store> store;
+  // Whatever else must live as long as the store and stop before it (etcd's compactor).
+  std::shared_ptr<void> companions;
+  // The store suspends a request fiber on its commits instead of blocking the thread
+  // (base/suspend.h), so requests may run on the I/O threads.
+  bool suspends_requests = false;
+};
+
+Result<OpenedStore> OpenStore(const ApiServerOptions& options, MetricsRegistry* metrics);
+
+}  // namespace svcplane::apiserver::server
