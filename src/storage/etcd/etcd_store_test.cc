@@ -16,30 +16,6 @@ using namespace ::svcplane::storage::testing;  // NOLINT: the typed suite's name
 using testing::EtcdProcess;
 namespace pb = internal::pb;
 
-// One etcd per test (ctest runs each case as its own process); the store reconnects to the
-// same etcd on re-Open, so the backend counts as persistent.
-struct EtcdFactory {
-  static constexpr bool kPersistent = true;
-  static constexpr bool kTrimsHistoryByCount = false;
-  std::unique_ptr<Store> Open(const ConformanceOptions& options) {
-    if (!etcd) {
-      auto started = EtcdProcess::Start();
-      EXPECT_TRUE(started.ok()) << started.status().ToString();
-      if (!started.ok()) return nullptr;
-      etcd = std::move(*started);
-    }
-    EtcdStoreOptions o;
-    o.client.endpoints = etcd->endpoint();
-    o.future_wait = options.future_wait;
-    auto s = EtcdStore::Open(std::move(o));
-    EXPECT_TRUE(s.ok()) << s.status().ToString();
-    return s.ok() ? std::move(*s) : nullptr;
-  }
-  std::unique_ptr<EtcdProcess> etcd;  // outlives the store: members die after the fixture's
-};
-
-INSTANTIATE_TYPED_TEST_SUITE_P(Etcd, StoreConformance, EtcdFactory);
-
 // Stores "enc:" + the value and refuses to decode anything else: visible in etcd, and
 // reversible for any bytes, so a store that applies it must behave as one that does not.
 class TaggingCodec final : public ValueCodec {
@@ -58,9 +34,11 @@ class TaggingCodec final : public ValueCodec {
   }
 };
 
-// The whole contract again with every value going through a codec: what the API server's
-// protobuf codec relies on (writes encoded, reads, lists, watch events and deletes decoded).
-struct EtcdWithCodecFactory : EtcdFactory {
+// One etcd per test (ctest runs each case as its own process); the store reconnects to the
+// same etcd on re-Open, so the backend counts as persistent.
+struct EtcdFactory {
+  static constexpr bool kPersistent = true;
+  static constexpr bool kTrimsHistoryByCount = false;
   std::unique_ptr<Store> Open(const ConformanceOptions& options) {
     if (!etcd) {
       auto started = EtcdProcess::Start();
@@ -71,11 +49,21 @@ struct EtcdWithCodecFactory : EtcdFactory {
     EtcdStoreOptions o;
     o.client.endpoints = etcd->endpoint();
     o.future_wait = options.future_wait;
-    o.codec = std::make_shared<TaggingCodec>();
+    o.codec = codec;
     auto s = EtcdStore::Open(std::move(o));
     EXPECT_TRUE(s.ok()) << s.status().ToString();
     return s.ok() ? std::move(*s) : nullptr;
   }
+  std::unique_ptr<EtcdProcess> etcd;  // outlives the store: members die after the fixture's
+  std::shared_ptr<const ValueCodec> codec;
+};
+
+INSTANTIATE_TYPED_TEST_SUITE_P(Etcd, StoreConformance, EtcdFactory);
+
+// The whole contract again with every value going through a codec: what the API server's
+// protobuf codec relies on (writes encoded, reads, lists, watch events and deletes decoded).
+struct EtcdWithCodecFactory : EtcdFactory {
+  EtcdWithCodecFactory() { codec = std::make_shared<TaggingCodec>(); }
 };
 
 INSTANTIATE_TYPED_TEST_SUITE_P(EtcdWithCodec, StoreConformance, EtcdWithCodecFactory);
