@@ -17,7 +17,7 @@ struct ServeFlags {
   std::string listen = "127.0.0.1:6443";
   int64_t repair_interval_seconds = 0;
   std::string event_ttl = "1h0m0s";               // a Go duration, as kube-apiserver's --event-ttl
-  std::string etcd_compaction_interval = "5m0s";  // a Go duration, as kube-apiserver's
+  std::string etcd_compaction_interval = "5m0s";  // kube-apiserver's flag of that name
   // The in-process controller manager: the same flags as `svcplane controllers`. One embedded
   // server needs no election, so --leader-elect defaults to false here.
   ControllersFlags controllers;
