@@ -40,15 +40,7 @@ bool RunBurst(const Context& ctx, std::vector<Row>* rows) {
   Client c(ctx.ep, ctx.tls);
   CreateNamespace(c, kNamespace);
   SliceTracker tracker;
-  WatchStream watch(
-      ctx.ep, ctx.tls,
-      fmt::format("/apis/discovery.k8s.io/v1/namespaces/{}/endpointslices?watch=1", kNamespace),
-      Encoding::kProtobuf, [&](std::string_view ev, Clock::time_point at) {
-        if (auto e = DecodeSliceEvent(ev, Encoding::kProtobuf); e.ok()) {
-          tracker.Apply(*e, at);
-        }
-      });
-  watch.Start();
+  auto watch = WatchSlices(ctx.ep, ctx.tls, kNamespace, tracker);
   WaitForQuietServer(ctx.server.pid(), std::chrono::seconds(30));
   const SliceWrites before = Scrape(ctx);
   const double server0 = ctx.server.CpuSeconds();
@@ -66,7 +58,7 @@ bool RunBurst(const Context& ctx, std::vector<Row>* rows) {
   // Writes the controller still makes after the endpoints are ready count too.
   WaitForQuietServer(ctx.server.pid(), std::chrono::seconds(30));
   const SliceWrites after = Scrape(ctx);
-  watch.Stop();
+  watch->Stop();
 
   const double write_s = Seconds(last_ack - start);
   rows->push_back({fmt::format("burst: {} Services x {} Pods created + Ready ({} clients)",

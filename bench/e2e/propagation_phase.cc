@@ -284,15 +284,7 @@ bool Setup(const Context& ctx, std::vector<Row>* rows) {
   const Options& o = ctx.options;
   const size_t want = static_cast<size_t>(o.services) * static_cast<size_t>(o.pods);
   SliceTracker tracker;
-  WatchStream watch(
-      ctx.ep, ctx.tls,
-      fmt::format("/apis/discovery.k8s.io/v1/namespaces/{}/endpointslices?watch=1", kNamespace),
-      Encoding::kProtobuf, [&](std::string_view ev, Clock::time_point at) {
-        if (auto e = DecodeSliceEvent(ev, Encoding::kProtobuf); e.ok()) {
-          tracker.Apply(*e, at);
-        }
-      });
-  watch.Start();
+  auto watch = WatchSlices(ctx.ep, ctx.tls, kNamespace, tracker);
   const auto start = Clock::now();
   auto p = Populate(ctx, kNamespace, o.services, o.pods, kIpBase, o.setup_clients);
   if (p.services.failed + p.pods.failed > 0) {

@@ -1,5 +1,7 @@
 #include "bench/e2e/slices.h"
 
+#include <fmt/format.h>
+
 #include "api/codec/json.h"
 #include "api/codec/protobuf.h"
 
@@ -70,6 +72,19 @@ size_t SliceTracker::ready() const {
 size_t SliceTracker::total() const {
   std::lock_guard<std::mutex> l(mu_);
   return sum_.total;
+}
+
+std::unique_ptr<WatchStream> WatchSlices(const Endpoint& ep,
+                                         std::shared_ptr<boost::asio::ssl::context> tls,
+                                         std::string_view ns, SliceTracker& tracker) {
+  auto watch = std::make_unique<WatchStream>(
+      ep, std::move(tls),
+      fmt::format("/apis/discovery.k8s.io/v1/namespaces/{}/endpointslices?watch=1", ns),
+      Encoding::kProtobuf, [&tracker](std::string_view ev, Clock::time_point at) {
+        if (auto e = DecodeSliceEvent(ev, Encoding::kProtobuf); e.ok()) tracker.Apply(*e, at);
+      });
+  watch->Start();
+  return watch;
 }
 
 }  // namespace svcplane::bench::e2e

@@ -5,6 +5,7 @@
 
 #include <condition_variable>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -46,5 +47,11 @@ class SliceTracker {
   Counts sum_;                              // guarded by mu_
   Clock::time_point last_change_;           // guarded by mu_; when sum_ last moved
 };
+
+// A started protobuf watch of every EndpointSlice in `ns` that feeds `tracker` (which must
+// outlive it): how the phases see their endpoints become ready. Throws as WatchStream::Start.
+std::unique_ptr<WatchStream> WatchSlices(const Endpoint& ep,
+                                         std::shared_ptr<boost::asio::ssl::context> tls,
+                                         std::string_view ns, SliceTracker& tracker);
 
 }  // namespace svcplane::bench::e2e
