@@ -152,5 +152,41 @@ class EtcdStoreTest(unittest.TestCase):
             self.assertEqual(stored.get(name), want, name)
 
 
+class EtcdFlagsTest(unittest.TestCase):
+    """A server that cannot have its etcd says why and exits, rather than serving or hanging."""
+
+    def serve(self, *args):
+        d = tempfile.mkdtemp(prefix="svcplane-etcdflags-")
+        try:
+            p = subprocess.run([harness.SVCPLANE, "serve", "--data-dir", d, "--listen",
+                                "127.0.0.1:%d" % harness.free_port(), "--store", "etcd"]
+                               + list(args), capture_output=True, text=True, timeout=60)
+            self.assertFalse(os.path.exists(os.path.join(d, "kubeconfig")), "it started")
+            return p.returncode, p.stderr
+        finally:
+            shutil.rmtree(d, ignore_errors=True)
+
+    def test_missing_or_malformed_etcd_flags_fail_the_start_with_a_reason(self):
+        cases = [
+            ((), "--store etcd needs --etcd-servers"),
+            (("--etcd-servers", "ftp://127.0.0.1:2379"), "must start with http://, https://"),
+            (("--etcd-servers", "http://127.0.0.1:2379", "--etcd-prefix", "/other"),
+             "--etcd-prefix /other is not supported yet"),
+        ]
+        for args, reason in cases:
+            rc, err = self.serve(*args)
+            self.assertEqual(rc, 1, args)
+            self.assertIn(reason, err, args)
+
+    def test_unreachable_etcd_fails_the_start_within_the_read_deadline(self):
+        url = "http://127.0.0.1:%d" % harness.free_port()  # nothing listens there
+        start = time.monotonic()
+        rc, err = self.serve("--etcd-servers", url)
+        took = time.monotonic() - start
+        self.assertEqual(rc, 1)
+        self.assertIn("etcd at " + url, err)
+        self.assertLess(took, 30, "the start waited past etcd's 10 s read deadline")
+
+
 if __name__ == "__main__":
     unittest.main()
