@@ -13,6 +13,7 @@ PACKAGES=(
   libgoogle-perftools-dev                        # tcmalloc for the svcplane binary
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   etcd-server                                     # the distributed backend and its benchmark
+  haproxy                                         # the load balancer of examples/ha and its test
   golang-etcd-server-dev golang-github-gogo-protobuf-dev  # etcd's .proto files (storage/etcd)
   golang-github-grpc-ecosystem-grpc-gateway-dev   # google/api/annotations.proto that rpc.proto imports
   protobuf-compiler protobuf-compiler-grpc libprotobuf-dev libgrpc++-dev  # etcd's v3 gRPC API

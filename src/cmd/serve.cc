@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "client/informers/informer_factory.h"
+#include "cmd/in_process_controllers.h"
 #include "cmd/malloc_tuning.h"
 #include "cmd/register_controllers.h"
 #include "controllers/manager/controller_manager.h"
@@ -72,6 +73,21 @@ CLI::App* AddServeCommand(CLI::App& app, ServeFlags& f) {
                    "how often this server takes its turn at compacting etcd (a Go duration; "
                    "0s: never)")
       ->capture_default_str();
+  serve->add_option("--token", s.token,
+                    "--store etcd: the cluster's join token. The first server seals its CA and "
+                    "admin token into etcd with it; servers started later with the same token "
+                    "use them (no files to copy)");
+  serve
+      ->add_option("--tls-san", s.tls_sans,
+                   "more names or IPs for the serving certificate, e.g. a load balancer's "
+                   "(repeatable or comma-separated)")
+      ->delimiter(',');
+  serve->add_option("--hostname-override", s.hostname,
+                    "the host name this server's identity Lease is named after (default: the "
+                    "machine's); servers sharing a machine need distinct ones");
+  serve->add_option("--shutdown-delay-duration", f.shutdown_delay,
+                    "on SIGTERM, keep serving this long with /readyz failing so load balancers "
+                    "drain this server (a Go duration; default 0s, or 5s with --store etcd)");
   serve
       ->add_option("--service-cluster-ip-range", s.service_cluster_ip_range,
                    "ClusterIP range: a CIDR, or IPv4,IPv6 CIDRs for dual stack")
@@ -100,6 +116,8 @@ CLI::App* AddServeCommand(CLI::App& app, ServeFlags& f) {
 
   f.controllers.options.leader_election.leader_elect = false;
   AddControllerManagerFlags(serve, f.controllers);
+  f.leader_elect_option = serve->get_option("--leader-elect");
+  f.leader_elect_option->default_str("false, or true with --store etcd");
   serve
       ->add_option("--controller-manager-port", f.controller_manager_port,
                    "HTTPS port (self-signed certificate) on 127.0.0.1 for the controllers' "
@@ -138,6 +156,19 @@ int RunServe(ServeFlags& f) {
     std::cerr << "svcplane: " << st.message() << "\n";
     return 2;
   }
+  const bool on_etcd = f.server.store == "etcd";
+  if (on_etcd && f.leader_elect_option && f.leader_elect_option->count() == 0) {
+    f.controllers.options.leader_election.leader_elect = true;
+  }
+  Duration shutdown_delay = on_etcd ? std::chrono::seconds(5) : Duration::zero();
+  if (!f.shutdown_delay.empty()) {
+    auto delay = manager::ParseGoDuration(f.shutdown_delay);
+    if (!delay.ok()) {
+      std::cerr << "svcplane: --shutdown-delay-duration: " << delay.status().message() << "\n";
+      return 2;
+    }
+    shutdown_delay = *delay;
+  }
   LimitMallocArenas(4);
   MallocTrimmer trimmer(std::chrono::seconds(30));
   manager::ControllerRegistry registry;
@@ -159,39 +190,37 @@ int RunServe(ServeFlags& f) {
   client::Clientset& loopback = (*server)->loopback();
 
   // Controllers, in-process.
-  auto informers = LoopbackInformers(loopback);
-  auto cm = manager::ControllerManager::Create(f.controllers.options, registry,
-                                               {.client = loopback, .informers = informers.get()});
-  if (!cm.ok()) {
-    std::cerr << "svcplane: " << cm.status().message() << "\n";
+  InProcessControllers controllers(loopback, f.controllers.options, registry);
+  Status controllers_result;
+  if (Status st = controllers.Start([&controllers_result](const Status& failed) {
+        // As kube-controller-manager exits when a controller cannot run, the process stops.
+        spdlog::error("controllers stopped: {}", failed.message());
+        controllers_result = failed;
+        kill(getpid(), SIGTERM);
+      });
+      !st.ok()) {
+    std::cerr << "svcplane: " << st.message() << "\n";
     (*server)->Shutdown();
     return 2;
   }
   std::optional<manager::HealthServing> health;
   if (f.controller_manager_port != 0) {
-    const manager::ControllerManager& m = **cm;
     manager::ControllerManagerOptions serving;  // loopback, self-signed, no insecure port
     serving.secure_port = f.controller_manager_port;
     auto hs = manager::StartHealthServing(
-        serving, [&m](std::string_view, std::string_view target) { return m.ServeHttp(target); },
+        serving,
+        [&controllers](std::string_view, std::string_view target) {
+          return controllers.ServeHttp(target);
+        },
         std::chrono::system_clock::now());
     if (!hs.ok()) {
       std::cerr << "svcplane: " << hs.status().message() << "\n";
+      controllers.Stop();
       (*server)->Shutdown();
       return 1;
     }
     health = std::move(*hs);
   }
-  std::stop_source stop_controllers;
-  Status controllers_result;
-  std::thread controllers([&] {
-    controllers_result = (*cm)->Run(stop_controllers.get_token());
-    if (!controllers_result.ok() && !stop_controllers.stop_requested()) {
-      // As kube-controller-manager exits on a lost election, the whole process stops.
-      spdlog::error("controllers stopped: {}", controllers_result.message());
-      kill(getpid(), SIGTERM);
-    }
-  });
 
   // Simulated nodes, with their own informers (they start at once, not when leading).
   std::unique_ptr<client::informers::InformerFactory> sim_informers;
@@ -218,11 +247,18 @@ int RunServe(ServeFlags& f) {
   int sig = 0;
   sigwait(&signals, &sig);
   spdlog::info("received {}, shutting down", sig == SIGTERM ? "SIGTERM" : "SIGINT");
-  // Clients first (they write through the server), the server last.
-  stop_controllers.request_stop();
-  controllers.join();
+  // Spec §4.7: /readyz fails and our address leaves the `kubernetes` endpoints at once; the
+  // controllers stop and release their lease so a standby takes over in seconds; then, while
+  // load balancers drain us, requests are still served for the delay.
+  (*server)->BeginShutdown();
+  controllers.Stop();
   if (health) health->Stop();
-  informers->Shutdown();
+  if (shutdown_delay > Duration::zero()) {
+    spdlog::info("draining for {} before closing the listener",
+                 manager::FormatGoDuration(shutdown_delay));
+    std::this_thread::sleep_for(shutdown_delay);
+  }
+  // Clients first (they write through the server), the server last.
   if (simulator) simulator->Shutdown();
   if (sim_informers) sim_informers->Shutdown();
   (*server)->Shutdown();

@@ -19,8 +19,13 @@ struct ServeFlags {
   std::string event_ttl = "1h0m0s";               // a Go duration, as kube-apiserver's --event-ttl
   std::string etcd_compaction_interval = "5m0s";  // kube-apiserver's flag of that name
   // The in-process controller manager: the same flags as `svcplane controllers`. One embedded
-  // server needs no election, so --leader-elect defaults to false here.
+  // server needs no election, so --leader-elect defaults to false there; servers on etcd may be
+  // several, so it defaults to true (spec §4.5).
   ControllersFlags controllers;
+  CLI::Option* leader_elect_option = nullptr;  // to tell "--leader-elect" given from the default
+  // How long a stopping server keeps serving with /readyz failing, so that load balancers
+  // drain it (kube-apiserver's --shutdown-delay-duration); "": 0s alone, 5s on etcd.
+  std::string shutdown_delay;
   int controller_manager_port = 0;  // HTTPS /metrics /readyz of the controllers; 0: off
   int simulate_nodes = 0;
   std::string simulate_cluster_cidr;  // "": 10.244.0.0/16, or 10.0.0.0/8 above 256 nodes

@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 #include <ifaddrs.h>
 #include <net/if.h>
+#include <unistd.h>
 
 #include <fstream>
 #include <sstream>
@@ -52,6 +53,12 @@ std::string AdvertiseAddressFor(const std::string& listen_host) {
     if (!loopback) return allocator::FormatIp(*ip);
   }
   return ChooseHostAddress();
+}
+
+std::string HostName() {
+  char name[256] = {};
+  if (gethostname(name, sizeof(name) - 1) != 0 || name[0] == '\0') return "localhost";
+  return name;
 }
 
 }  // namespace svcplane::apiserver::bootstrap

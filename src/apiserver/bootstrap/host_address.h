@@ -13,4 +13,8 @@ std::string ChooseHostAddress();
 // `listen_host` itself when it is a non-loopback, specified IP; otherwise ChooseHostAddress().
 std::string AdvertiseAddressFor(const std::string& listen_host);
 
+// gethostname(), as Go's os.Hostname() (what kube-apiserver names its identity lease after);
+// "localhost" if it fails.
+std::string HostName();
+
 }  // namespace svcplane::apiserver::bootstrap

@@ -26,4 +26,15 @@ Response HealthResponse(std::string_view endpoint, const std::vector<HealthCheck
   return r;
 }
 
+Response SingleCheckResponse(const HealthCheck& check) {
+  Response r;
+  r.content_type = "text/plain; charset=utf-8";
+  r.headers.emplace_back("X-Content-Type-Options", "nosniff");
+  r.status = check.ok ? 200 : 500;
+  r.body = check.ok ? "ok"
+                    : fmt::format("internal server error: {}\n",
+                                  check.reason.empty() ? "reason withheld" : check.reason);
+  return r;
+}
+
 }  // namespace svcplane::apiserver::http

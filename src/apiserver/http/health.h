@@ -11,6 +11,9 @@ namespace svcplane::apiserver::http {
 struct HealthCheck {
   std::string name;  // "ping", "shutdown", "poststarthook/svcplane-ready"
   bool ok = true;
+  // Why it failed, shown only when the check is asked for alone (/readyz/<name>); the list
+  // form withholds reasons, as upstream does.
+  std::string reason;
 };
 
 // The /livez, /readyz, /healthz answer as the Kubernetes API server words it: 200 "ok" when all
@@ -19,5 +22,9 @@ struct HealthCheck {
 // `endpoint` is "livez", "readyz" or "healthz". Clients must rely on the status code only.
 Response HealthResponse(std::string_view endpoint, const std::vector<HealthCheck>& checks,
                         bool verbose);
+
+// /livez/<name>, /readyz/<name>: upstream's single-check handler: 200 "ok", or 500
+// "internal server error: <reason>".
+Response SingleCheckResponse(const HealthCheck& check);
 
 }  // namespace svcplane::apiserver::http

@@ -256,6 +256,8 @@ uint16_t Server::port() const { return impl_->port(); }
 
 void Server::SetReady(bool ready) { impl_->state().ready = ready; }
 
+void Server::BeginShutdown() { impl_->state().draining = true; }
+
 void Server::Shutdown(std::chrono::milliseconds deadline) { impl_->Shutdown(deadline); }
 
 uint64_t Server::AcceptedConnectionsForTest() const { return impl_->state().accepted; }

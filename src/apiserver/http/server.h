@@ -3,10 +3,14 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "apiserver/http/handler.h"
+#include "apiserver/http/health.h"
 #include "base/result.h"
 
 namespace svcplane::apiserver::http {
@@ -31,6 +35,9 @@ struct ServerOptions {
   // /livez, /readyz, /healthz answer without credentials by default, as upstream's
   // system:public-info-viewer allows; true puts them behind the authenticator too.
   bool health_requires_auth = false;
+  // More named checks for /livez and /readyz (endpoint "livez" or "readyz"), e.g. the store's.
+  // Called on an I/O thread for every probe: must answer at once, from cached state.
+  std::function<std::vector<HealthCheck>(std::string_view endpoint)> health_checks;
 
   size_t body_limit = 3 * 1024 * 1024;  // larger bodies get 413
   size_t header_limit = 64 * 1024;      // larger request heads get 431
@@ -67,6 +74,9 @@ class Server {
 
   // /readyz answers 500 until SetReady(true) and again once Shutdown begins.
   void SetReady(bool ready);
+  // From now on /readyz fails its "shutdown" check while requests are still served, so that
+  // load balancers stop sending new ones before Shutdown closes the listener.
+  void BeginShutdown();
 
   // Stops accepting, lets in-flight requests finish (their responses say Connection: close),
   // closes idle keep-alive connections, ends every stream cleanly (terminating chunk, OnEnd with

@@ -327,6 +327,43 @@ TEST_F(ServerTest, HealthEndpointsAndReadiness) {
             "readyz check passed\n");
 }
 
+TEST_F(ServerTest, ExtraChecksAndSingleCheckPaths) {
+  ServerOptions opts;
+  std::atomic<bool> store_ok{false};
+  opts.health_checks = [&store_ok](std::string_view) {
+    return std::vector<HealthCheck>{{"etcd", store_ok.load(), "etcd is down"}};
+  };
+  StartServer(opts);
+  server_->SetReady(true);
+  auto check = [this](const char* path) {
+    return RunCommand(Curl({"-w", "\n%{http_code}", Url(path)}, false)).second;
+  };
+  EXPECT_EQ(check("/livez/etcd"), "internal server error: etcd is down\n\n500");
+  EXPECT_EQ(check("/readyz/etcd"), "internal server error: etcd is down\n\n500");
+  EXPECT_NE(check("/livez").find("[-]etcd failed: reason withheld"), std::string::npos);
+  EXPECT_NE(check("/readyz").find("readyz check failed\n\n500"), std::string::npos);
+  store_ok = true;
+  EXPECT_EQ(check("/livez/etcd"), "ok\n200");
+  EXPECT_EQ(check("/readyz"), "ok\n200");
+  EXPECT_EQ(check("/readyz/ping"), "ok\n200");
+  EXPECT_NE(check("/readyz/nothing").find("\n404"), std::string::npos);
+}
+
+TEST_F(ServerTest, BeginShutdownFailsReadinessButKeepsServing) {
+  StartServer();
+  server_->SetReady(true);
+  server_->BeginShutdown();
+  auto ready = RunCommand(Curl({"-w", "\n%{http_code}", Url("/readyz")}, false));
+  EXPECT_NE(ready.second.find("[-]shutdown failed: reason withheld"), std::string::npos)
+      << ready.second;
+  EXPECT_NE(ready.second.find("\n500"), std::string::npos);
+  EXPECT_EQ(RunCommand(Curl({"-w", "\n%{http_code}", Url("/livez")}, false)).second, "ok\n200");
+  // Requests are still handled (the router's 404 Status, not a refused connection).
+  auto [code, out] = RunCommand(Curl({"-w", "\n%{http_code}", Url("/nope")}));
+  ASSERT_EQ(code, 0) << out;
+  EXPECT_NE(out.find("\n404"), std::string::npos) << out;
+}
+
 TEST_F(ServerTest, HealthCanRequireAuthentication) {
   ServerOptions opts;
   opts.health_requires_auth = true;

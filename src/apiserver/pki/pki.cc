@@ -144,6 +144,30 @@ Result<std::string> LoadOrCreateToken(const std::string& path) {
   return token;
 }
 
+// Writes the shared CA and token into a folder that has none; the same ones are a no-op.
+Status InstallClusterSecrets(const Paths& p, const ClusterSecrets& cluster) {
+  auto crt = internal::ReadFile(p.ca_crt);
+  if (crt.ok()) {
+    if (*crt != cluster.ca_cert_pem) {
+      return Status(Code::kConflict,
+                    fmt::format("{} holds another CA than the cluster's (this folder served "
+                                "another cluster, or alone): move {} away to join",
+                                p.ca_crt, p.dir));
+    }
+  } else if (crt.status().code() != Code::kNotFound) {
+    return crt.status();
+  } else {
+    SVC_RETURN_IF_ERROR(Save(KeyPair{cluster.ca_cert_pem, cluster.ca_key_pem}, p.ca_crt, p.ca_key));
+  }
+  auto token = internal::ReadFile(p.token);
+  std::string have = token.ok() ? *token : "";
+  while (!have.empty() && (have.back() == '\n' || have.back() == ' ')) have.pop_back();
+  if (have != cluster.admin_token) {
+    SVC_RETURN_IF_ERROR(internal::WriteFileAtomic(p.token, cluster.admin_token + "\n", 0600));
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<std::string> GenerateToken() {
@@ -175,6 +199,7 @@ std::vector<std::string> RequiredServingSans(const PkiOptions& options) {
 Result<Pki> LoadOrCreatePki(const PkiOptions& options) {
   Paths p(options.dir);
   SVC_RETURN_IF_ERROR(internal::MakeDirs(p.dir, 0700));
+  if (options.cluster) SVC_RETURN_IF_ERROR(InstallClusterSecrets(p, *options.cluster));
   Pki out;
   auto ca = LoadOrCreateCa(p, &out.created_ca);
   if (!ca.ok()) return ca.status();

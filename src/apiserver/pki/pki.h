@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "apiserver/pki/cluster_secrets.h"
 #include "base/result.h"
 
 namespace svcplane::apiserver::pki {
@@ -17,6 +18,10 @@ struct PkiOptions {
   std::vector<std::string> extra_sans;
   // Also issue an admin client certificate (CN=admin, O=system:masters).
   bool admin_client_cert = true;
+  // A server joining a cluster (etcd, --token): the CA and admin token every server shares.
+  // They are written into the folder when it has none; a folder holding another CA is an
+  // error (its clients trust that one), never silently replaced.
+  const ClusterSecrets* cluster = nullptr;
 };
 
 // Everything a server and its admin kubeconfig need, as PEM text.

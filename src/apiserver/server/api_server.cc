@@ -14,6 +14,7 @@
 #include "apiserver/allocator/service_allocator.h"
 #include "apiserver/bootstrap/controller.h"
 #include "apiserver/bootstrap/host_address.h"
+#include "apiserver/bootstrap/identity_lease.h"
 #include "apiserver/discovery/discovery.h"
 #include "apiserver/http/auth.h"
 #include "apiserver/http/server.h"
@@ -25,9 +26,11 @@
 #include "apiserver/pki/pki.h"
 #include "apiserver/registry/event_ttl.h"
 #include "apiserver/rest/router.h"
+#include "apiserver/server/cluster_join.h"
 #include "apiserver/server/collections.h"
 #include "apiserver/server/housekeeping.h"
 #include "apiserver/server/open_store.h"
+#include "apiserver/server/store_health.h"
 
 namespace svcplane::apiserver::server {
 
@@ -61,6 +64,7 @@ class ApiServerImpl {
   MetricsRegistry metrics;  // before the store, which counts into it until it closes
   std::unique_ptr<storage::Store> store;
   std::shared_ptr<void> store_companions;  // declared after the store: they stop first
+  std::shared_ptr<StoreHealthProbe> store_health;
   bool store_suspends_requests = false;
   registry::RegistryContext ctx;
   std::unique_ptr<registry::Registry<Namespace>> namespaces;
@@ -79,6 +83,7 @@ class ApiServerImpl {
   std::unique_ptr<bootstrap::LeaseEndpointReconciler> lease_reconciler;
   std::unique_ptr<bootstrap::BootstrapController> bootstrap;
   std::unique_ptr<client::Clientset> loopback;
+  std::unique_ptr<bootstrap::ApiServerIdentity> identity;  // declared after loopback: stops first
   std::vector<std::unique_ptr<Collection>> collections;
   std::unique_ptr<Housekeeping> housekeeping;
   std::unique_ptr<registry::EventTtl> event_ttl;
@@ -92,12 +97,18 @@ class ApiServerImpl {
 
   ~ApiServerImpl() { Shutdown(); }
 
+  void BeginShutdown() {
+    if (http) http->BeginShutdown();
+    // As upstream's pre-shutdown hook: our address leaves the `kubernetes` endpoints now
+    // instead of when the lease expires. The identity lease is left to expire.
+    if (bootstrap) bootstrap->Stop();
+    if (identity) identity->Stop();
+  }
+
   void Shutdown() {
     if (shut_down) return;
     shut_down = true;
-    // Before the listener closes, as upstream's pre-shutdown hook: our address leaves the
-    // `kubernetes` endpoints now instead of when the lease expires.
-    if (bootstrap) bootstrap->Stop();
+    BeginShutdown();
     if (http) http->Shutdown(std::chrono::seconds(5));
     repair_loop.reset();
     housekeeping.reset();
@@ -276,15 +287,30 @@ Result<std::unique_ptr<ApiServer>> ApiServer::Start(const ApiServerOptions& opti
   if (!lock.ok()) return lock.status();
   impl->lock.emplace(std::move(*lock));
 
-  auto pki = pki::LoadOrCreatePki({.dir = options.data_dir, .listen_host = options.host});
-  if (!pki.ok()) return pki.status();
-  impl->pki = std::move(*pki);
-
   auto opened = OpenStore(options, &impl->metrics);
   if (!opened.ok()) return opened.status();
   impl->store = std::move(opened->store);
   impl->store_companions = std::move(opened->companions);
   impl->store_suspends_requests = opened->suspends_requests;
+  impl->store_health = std::move(opened->health);
+
+  // The store first: a server joining a cluster gets its CA from there.
+  std::optional<pki::ClusterSecrets> cluster;
+  if (options.store == "etcd" && !options.token.empty()) {
+    auto joined = JoinCluster(*impl->store, options.token, options.data_dir);
+    if (!joined.ok()) return joined.status();
+    cluster = std::move(*joined);
+  }
+  pki::PkiOptions po{.dir = options.data_dir,
+                     .listen_host = options.host,
+                     .extra_sans = options.tls_sans,
+                     .cluster = cluster ? &*cluster : nullptr};
+  // Clients reach a server of a cluster by its advertised address too (and see it listed in
+  // the `kubernetes` endpoints), so the certificate names it.
+  if (!options.advertise_address.empty()) po.extra_sans.push_back(options.advertise_address);
+  auto pki = pki::LoadOrCreatePki(po);
+  if (!pki.ok()) return pki.status();
+  impl->pki = std::move(*pki);
 
   ApiServerImpl* raw = impl.get();
   impl->ctx.store = impl->store.get();
@@ -340,6 +366,12 @@ Result<std::unique_ptr<ApiServer>> ApiServer::Start(const ApiServerOptions& opti
         if (raw->housekeeping) raw->housekeeping->Kick();
       }});
 
+  impl->identity = std::make_unique<bootstrap::ApiServerIdentity>(
+      impl->loopback->Leases(),
+      bootstrap::IdentityOptions{.hostname = options.hostname.empty() ? bootstrap::HostName()
+                                                                      : options.hostname});
+  impl->identity->Start();
+
   std::vector<Collection*> all;
   for (auto& c : impl->collections) all.push_back(c.get());
   impl->housekeeping = std::make_unique<Housekeeping>(
@@ -359,6 +391,11 @@ Result<std::unique_ptr<ApiServer>> ApiServer::Start(const ApiServerOptions& opti
     ho.run_on_io_thread = rest::RunsOnIoThread;
   }
   ho.build_pieces_ahead = options.build_pieces_ahead;
+  if (impl->store_health) {
+    ho.health_checks = [probe = impl->store_health](std::string_view) {
+      return std::vector<http::HealthCheck>{probe->Check()};
+    };
+  }
   ho.cert_pem = impl->pki.serving_cert_pem;
   ho.key_pem = impl->pki.serving_key_pem;
   ho.client_ca_pem = impl->pki.ca_cert_pem;
@@ -398,6 +435,8 @@ std::string ApiServer::kubeconfig_path() const {
 }
 
 client::Clientset& ApiServer::loopback() { return *impl_->loopback; }
+
+void ApiServer::BeginShutdown() { impl_->BeginShutdown(); }
 
 void ApiServer::Shutdown() { impl_->Shutdown(); }
 

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "base/clock.h"
 #include "base/result.h"
@@ -24,6 +25,16 @@ struct ApiServerOptions {
   std::string etcd_keyfile;
   // How often this server takes its turn at compacting etcd's history (0: never).
   Duration etcd_compaction_interval = std::chrono::minutes(5);
+  // --store etcd: the join token. The first server seals the cluster's CA and admin token with
+  // it into etcd; later servers read them, so every server trusts the same clients and signs
+  // its own serving certificate with the same CA (cluster_join.h). Empty: this server keeps the
+  // CA of its own data folder, and others cannot join it.
+  std::string token;
+  // More names and addresses for the serving certificate (a load balancer's), as --tls-san.
+  std::vector<std::string> tls_sans;
+  // The host name this server's identity Lease is named after (kube-system/apiserver-<hash>);
+  // empty: gethostname(). Servers sharing a machine need distinct ones.
+  std::string hostname;
   int io_threads = 2;
   int worker_threads = 32;
   int watch_threads = 2;
@@ -70,6 +81,10 @@ class ApiServer {
   // The in-process Clientset over this server's registries (apiserver/loopback). Valid until
   // the server is destroyed; stop informers using it before Shutdown.
   client::Clientset& loopback();
+  // The first step of a graceful stop (spec §4.7): /readyz fails from now on, so load
+  // balancers drain this server, and this server's address leaves the `kubernetes` endpoints;
+  // requests are still served until Shutdown.
+  void BeginShutdown();
   // Stops accepting, finishes in-flight requests, ends watches, closes the store.
   void Shutdown();
 

@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "apiserver/server/api_server.h"
+#include "apiserver/server/store_health.h"
 #include "apiserver/storage_codec/protobuf_value_codec.h"
 #include "storage/cache/cached_store.h"
 #include "storage/etcd/compactor.h"
@@ -72,7 +73,12 @@ Result<OpenedStore> OpenEtcd(const ApiServerOptions& options, MetricsRegistry* m
     compactor->Start(
         std::chrono::duration_cast<std::chrono::milliseconds>(options.etcd_compaction_interval));
   }
-  return OpenedStore{.store = std::move(*cached), .companions = std::move(compactor)};
+  // kube-apiserver's probe: a linearizable read with a 2 s timeout, at most once a second.
+  auto health = std::make_shared<StoreHealthProbe>(
+      "etcd", [&raw] { return raw.CheckHealth(std::chrono::seconds(2)); }, std::chrono::seconds(1),
+      "etcd client connection not yet established");
+  return OpenedStore{
+      .store = std::move(*cached), .companions = std::move(compactor), .health = std::move(health)};
 }
 
 }  // namespace

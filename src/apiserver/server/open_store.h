@@ -13,6 +13,7 @@
 namespace svcplane::apiserver::server {
 
 struct ApiServerOptions;
+class StoreHealthProbe;
 
 struct OpenedStore {
   std::unique_ptr<storage::Store> store;
@@ -21,6 +22,9 @@ struct OpenedStore {
   // The store suspends a request fiber on its commits instead of blocking the thread
   // (base/suspend.h), so requests may run on the I/O threads.
   bool suspends_requests = false;
+  // The store's check for /livez and /readyz (etcd: "etcd"); null when the store needs none.
+  // Stops before the store.
+  std::shared_ptr<StoreHealthProbe> health;
 };
 
 Result<OpenedStore> OpenStore(const ApiServerOptions& options, MetricsRegistry* metrics);

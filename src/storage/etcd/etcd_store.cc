@@ -308,6 +308,17 @@ Result<Revision> EtcdStore::ReadCurrentRevision() {
   return response->header().revision();
 }
 
+Status EtcdStore::CheckHealth(std::chrono::milliseconds timeout) {
+  RangeRequest request;
+  request.set_key(options_.probe_key);
+  request.set_limit(1);
+  request.set_keys_only(true);
+  auto response = client_->Range(request, std::chrono::steady_clock::now() + timeout);
+  if (!response.ok()) return response.status();
+  NoteRevision(response->header().revision());
+  return Status::Ok();
+}
+
 Revision EtcdStore::CurrentRevision() {
   auto current = ReadCurrentRevision();
   if (!current.ok()) {

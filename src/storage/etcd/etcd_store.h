@@ -102,6 +102,10 @@ class EtcdStore final : public Store {
   // revisions from the last point found upward (one read when it did not move).
   Revision CompactedRevision() override;
 
+  // The health probe of kube-apiserver's etcd check (spec §3.11): a linearizable Range of
+  // probe_key within `timeout`. Ok, or why etcd cannot serve a consistent read now.
+  Status CheckHealth(std::chrono::milliseconds timeout);
+
   // For the Compactor and other users of the same connection.
   internal::EtcdClient& client() { return *client_; }
 

@@ -77,7 +77,15 @@ Result<Request> RequestFromHead(const bhttp::request_header<>& head) {
   return req;
 }
 
-bool IsHealthPath(std::string_view p) { return p == "/livez" || p == "/readyz" || p == "/healthz"; }
+// "/livez", "/readyz", "/healthz" and their single-check forms ("/readyz/etcd").
+bool IsHealthPath(std::string_view p) {
+  for (std::string_view base : {"/livez", "/readyz", "/healthz"}) {
+    if (p == base || (p.starts_with(base) && p.size() > base.size() + 1 && p[base.size()] == '/')) {
+      return true;
+    }
+  }
+  return false;
+}
 
 Reply RunHandler(const Handler& handler, const Request& req) {
   // The adapter edge: a handler's exception becomes a 500 rather than crossing into Asio.
@@ -299,11 +307,25 @@ void Connection::Dispatch() {
   req.body = std::move(msg.body());
 
   if (IsHealthPath(req.path)) {
-    std::string_view endpoint = std::string_view(req.path).substr(1);
+    std::string_view path = std::string_view(req.path).substr(1);
+    std::string_view endpoint = path.substr(0, path.find('/'));
+    std::string_view single = endpoint.size() < path.size() ? path.substr(endpoint.size() + 1) : "";
     std::vector<HealthCheck> checks = {{"ping", true}};
     if (endpoint == "readyz") {
       checks.push_back({"poststarthook/svcplane-ready", state_->ready.load()});
-      checks.push_back({"shutdown", !state_->shutting_down.load()});
+      checks.push_back(
+          {"shutdown", !state_->shutting_down.load() && !state_->draining.load(), "shutting down"});
+    }
+    if (state_->options.health_checks && endpoint != "healthz") {
+      for (auto& c : state_->options.health_checks(endpoint)) checks.push_back(std::move(c));
+    }
+    if (!single.empty()) {
+      for (const auto& c : checks) {
+        if (c.name == single) return Respond(SingleCheckResponse(c), false);
+      }
+      return Respond(
+          StatusResponse(404, "NotFound", "the server could not find the requested resource"),
+          false);
     }
     return Respond(HealthResponse(endpoint, checks, req.Query("verbose").has_value()), false);
   }

@@ -32,6 +32,7 @@ struct ServerState {
 
   std::atomic<bool> ready{false};
   std::atomic<bool> shutting_down{false};
+  std::atomic<bool> draining{false};  // BeginShutdown: /readyz fails, requests still served
   std::atomic<uint64_t> accepted{0};
 
   std::mutex mu;
