@@ -2,11 +2,12 @@
 
 kubectl 1.27 and 1.33 work as on the embedded store; what lands in etcd is what kube-apiserver
 writes there (protobuf in the "k8s\\0" envelope under /registry, read back through etcd's own
-JSON gateway, not through svcplane); and every acknowledged write survives a kill -9 of the
-server, which reads it back from etcd on restart.
+JSON gateway, not through svcplane), the allocators' maps included; and every acknowledged
+write survives a kill -9 of the server, which reads it back from etcd on restart.
 """
 
 import base64
+import ipaddress
 import json
 import os
 import shutil
@@ -62,12 +63,91 @@ class Etcd:
             kvs = json.load(r).get("kvs", [])
         return base64.b64decode(kvs[0]["value"]) if kvs else None
 
+    def put(self, key, value):
+        body = json.dumps({"key": base64.b64encode(key.encode()).decode(),
+                           "value": base64.b64encode(value).decode()}).encode()
+        req = urllib.request.Request(self.url + "/v3/kv/put", data=body, method="POST")
+        with urllib.request.urlopen(req, timeout=10) as r:
+            r.read()
+
     def cleanup(self):
         if self.proc.poll() is None:
             self.proc.kill()
             self.proc.wait(10)
         self.log.close()
         shutil.rmtree(self.dir, ignore_errors=True)
+
+
+# --- just enough protobuf to read and write kube's RangeAllocation (no python3-protobuf here) ---
+
+def _varint(buf, i):
+    v = shift = 0
+    while True:
+        b = buf[i]
+        i += 1
+        v |= (b & 0x7F) << shift
+        if b < 0x80:
+            return v, i
+        shift += 7
+
+
+def _fields(buf):
+    """{field number: value} of one message; length-delimited values as bytes."""
+    i, out = 0, {}
+    while i < len(buf):
+        key, i = _varint(buf, i)
+        num, wire_type = key >> 3, key & 7
+        if wire_type == 0:
+            v, i = _varint(buf, i)
+        elif wire_type == 2:
+            n, i = _varint(buf, i)
+            v, i = buf[i:i + n], i + n
+        else:
+            raise ValueError("unexpected wire type %d" % wire_type)
+        out[num] = v
+    return out
+
+
+def _put_varint(v):
+    out = bytearray()
+    while v >= 0x80:
+        out.append(v & 0x7F | 0x80)
+        v >>= 7
+    out.append(v)
+    return bytes(out)
+
+
+def _bytes_field(num, data):
+    return _put_varint(num << 3 | 2) + _put_varint(len(data)) + data
+
+
+# metav1.ObjectMeta{} as Go marshals it: the six strings, generation, an empty creationTimestamp.
+EMPTY_OBJECT_META = bytes.fromhex("0a0012001a0022002a00320038004200")
+
+
+def kube_range_allocation(range_text, offsets):
+    """The bytes kube-apiserver writes for a map: core/v1 RangeAllocation{metadata = 1 (empty, as
+    its allocator writes through raw storage), range = 2, data = 3: big.Int.Bytes() of the
+    bitmap} in the k8s\\0 runtime.Unknown envelope."""
+    n = sum(1 << k for k in offsets)
+    data = n.to_bytes((n.bit_length() + 7) // 8, "big")
+    raw = (_bytes_field(1, EMPTY_OBJECT_META) + _bytes_field(2, range_text.encode())
+           + _bytes_field(3, data))
+    type_meta = _bytes_field(1, b"v1") + _bytes_field(2, b"RangeAllocation")
+    return (b"k8s\x00" + _bytes_field(1, type_meta) + _bytes_field(2, raw)
+            + _bytes_field(3, b"") + _bytes_field(4, b""))
+
+
+def read_range_allocation(stored):
+    """(range, set of allocated offsets, data) of kube's RangeAllocation bytes."""
+    assert stored.startswith(b"k8s\x00"), stored[:20]
+    envelope = _fields(stored[4:])
+    assert _fields(envelope[1]) == {1: b"v1", 2: b"RangeAllocation"}, envelope[1]
+    message = _fields(envelope[2])
+    assert message[1] == EMPTY_OBJECT_META, message[1]
+    data = message[3]
+    n = int.from_bytes(data, "big")
+    return message[2].decode(), {k for k in range(n.bit_length()) if n >> k & 1}, data
 
 
 class EtcdStoreTest(unittest.TestCase):
@@ -86,6 +166,88 @@ class EtcdStoreTest(unittest.TestCase):
     def tearDownClass(cls):
         cls.srv.cleanup()
         cls.etcd.cleanup()
+
+    def test_allocator_maps_are_kubes_range_allocations_and_survive_a_restart(self):
+        core = client.CoreV1Api(self.srv.api_client())
+        ns = "ranges"
+        core.create_namespace(client.V1Namespace(metadata=client.V1ObjectMeta(name=ns)))
+
+        def create(name, type_="NodePort", cluster_ip=None, node_port=None):
+            port = client.V1ServicePort(port=80, target_port=8080, node_port=node_port)
+            return core.create_namespaced_service(ns, client.V1Service(
+                metadata=client.V1ObjectMeta(name=name),
+                spec=client.V1ServiceSpec(type=type_, cluster_ip=cluster_ip, ports=[port])))
+
+        def refused(name, **kw):
+            with self.assertRaises(client.ApiException) as cm:
+                create(name, **kw)
+            self.assertEqual(cm.exception.status, 422, cm.exception.body)
+            self.assertIn("already allocated", cm.exception.body)
+
+        net = ipaddress.ip_network("10.96.0.0/12")  # the server's default range
+
+        def in_use():
+            """The offsets every Service holds, as kube's bitmaps number them."""
+            ips, ports = set(), set()
+            for svc in core.list_service_for_all_namespaces().items:
+                if svc.spec.cluster_ip not in (None, "", "None"):
+                    ip = ipaddress.ip_address(svc.spec.cluster_ip)
+                    ips.add(int(ip) - int(net.network_address) - 1)
+                for p in svc.spec.ports or []:
+                    if p.node_port:
+                        ports.add(p.node_port - 30000)
+            return ips, ports
+
+        def stored_maps():
+            """The offsets set in the two maps in etcd, checked to be in kube's form."""
+            maps = []
+            # The range texts are upstream's: the CIDR, and net.PortRange.String()'s base-max.
+            for key, want_range in (("serviceips", "10.96.0.0/12"),
+                                    ("servicenodeports", "30000-32767")):
+                stored = self.etcd.get("/registry/ranges/" + key)
+                range_text, offsets, data = read_range_allocation(stored)
+                self.assertEqual(range_text, want_range)
+                self.assertFalse(data.startswith(b"\x00"), "big.Int.Bytes() has no leading 0")
+                # Byte for byte what Go writes for that map.
+                self.assertEqual(stored, kube_range_allocation(range_text, offsets))
+                maps.append(offsets)
+            return tuple(maps)
+
+        static = create("static", cluster_ip="10.96.0.77", node_port=30123)
+        dynamic = [create("dyn-%d" % i) for i in range(3)]
+        create("plain", type_="ClusterIP")
+        create("gone")
+        core.delete_namespaced_service("gone", ns)
+        ips, ports = stored_maps()
+        self.assertEqual((ips, ports), in_use())
+        self.assertIn(76, ips)  # 10.96.0.77
+        self.assertIn(123, ports)  # 30123
+
+        # A kube-apiserver on this etcd takes 10.96.0.99 and 30999 while the server is down:
+        # it writes its own bytes, which the restarted server must honour.
+        self.srv.stop()
+        self.etcd.put("/registry/ranges/serviceips",
+                      kube_range_allocation("10.96.0.0/12", ips | {98}))
+        self.etcd.put("/registry/ranges/servicenodeports",
+                      kube_range_allocation("30000-32767", ports | {999}))
+        self.srv.start()
+        core = client.CoreV1Api(self.srv.api_client())
+
+        refused("kube-ip", cluster_ip="10.96.0.99")
+        refused("kube-port", node_port=30999)
+        refused("dup-ip", cluster_ip=static.spec.cluster_ip)
+        refused("dup-port", node_port=dynamic[0].spec.ports[0].node_port)
+        for i in range(5):
+            create("after-%d" % i)
+        services = core.list_service_for_all_namespaces().items
+        got_ips = [s.spec.cluster_ip for s in services]
+        self.assertEqual(len(got_ips), len(set(got_ips)), "a ClusterIP handed out twice")
+        got_ports = [p.node_port for s in services for p in s.spec.ports or [] if p.node_port]
+        self.assertEqual(len(got_ports), len(set(got_ports)), "a NodePort handed out twice")
+        ips, ports = in_use()
+        # The repair pass at start keeps what it finds unused for two more passes (a leak is
+        # freed on the third sighting), so kube's two allocations are still there.
+        self.assertEqual(stored_maps(), (ips | {98}, ports | {999}))
 
     def test_kubectl_works_and_etcd_holds_kube_apiservers_encoding(self):
         for version in ("1.27", "1.33"):

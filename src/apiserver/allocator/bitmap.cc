@@ -2,48 +2,12 @@
 
 #include <bit>
 
+#include "apiserver/allocator/internal/base64.h"
+
 namespace svcplane::apiserver::allocator {
-namespace {
 
-constexpr char kB64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-std::string Base64(const std::string& in) {
-  std::string out;
-  out.reserve((in.size() + 2) / 3 * 4);
-  size_t i = 0;
-  for (; i + 2 < in.size(); i += 3) {
-    uint32_t v = (uint8_t(in[i]) << 16) | (uint8_t(in[i + 1]) << 8) | uint8_t(in[i + 2]);
-    for (int s = 18; s >= 0; s -= 6) out.push_back(kB64[(v >> s) & 63]);
-  }
-  if (i + 1 == in.size()) {
-    uint32_t v = uint8_t(in[i]) << 16;
-    out += {kB64[v >> 18], kB64[(v >> 12) & 63], '=', '='};
-  } else if (i + 2 == in.size()) {
-    uint32_t v = (uint8_t(in[i]) << 16) | (uint8_t(in[i + 1]) << 8);
-    out += {kB64[v >> 18], kB64[(v >> 12) & 63], kB64[(v >> 6) & 63], '='};
-  }
-  return out;
-}
-
-std::optional<std::string> Unbase64(std::string_view in) {
-  std::string out;
-  uint32_t acc = 0;
-  int bits = 0;
-  for (char c : in) {
-    if (c == '=') break;
-    const char* p = std::char_traits<char>::find(kB64, 64, c);
-    if (!p) return std::nullopt;
-    acc = (acc << 6) | static_cast<uint32_t>(p - kB64);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out.push_back(static_cast<char>((acc >> bits) & 0xff));
-    }
-  }
-  return out;
-}
-
-}  // namespace
+using internal::Base64;
+using internal::Unbase64;
 
 Bitmap::Bitmap(size_t size, size_t band_offset)
     : size_(size), band_offset_(band_offset < size ? band_offset : 0), words_((size + 63) / 64) {}
@@ -123,6 +87,34 @@ std::string Bitmap::Encode() const {
     } while (delta);
   });
   return Base64(raw);
+}
+
+std::string Bitmap::BigIntBytes() const {
+  size_t top = words_.size();
+  while (top > 0 && words_[top - 1] == 0) --top;
+  if (top == 0) return {};
+  // Bytes of the number, least significant first, without the zero bytes above its top bit.
+  const size_t n =
+      (top - 1) * 8 + (71 - static_cast<size_t>(std::countl_zero(words_[top - 1]))) / 8;
+  std::string out(n, '\0');
+  for (size_t j = 0; j < n; ++j) {
+    out[n - 1 - j] = static_cast<char>((words_[j / 8] >> (j % 8 * 8)) & 0xff);
+  }
+  return out;
+}
+
+Result<Bitmap> Bitmap::FromBigIntBytes(std::string_view bytes, size_t size, size_t band_offset) {
+  Bitmap bm(size, band_offset);
+  const size_t n = bytes.size();
+  for (size_t j = 0; j < n; ++j) {
+    const uint64_t b = static_cast<uint8_t>(bytes[n - 1 - j]);
+    if (b == 0) continue;  // leading zero bytes (which Go never writes) are harmless
+    const size_t highest = j * 8 + 7 - static_cast<size_t>(std::countl_zero(uint8_t(b)));
+    if (highest >= size) return InternalError("allocation bitmap names an offset beyond the range");
+    bm.words_[j / 8] |= b << (j % 8 * 8);
+  }
+  for (uint64_t w : bm.words_) bm.count_ += static_cast<size_t>(std::popcount(w));
+  return bm;
 }
 
 Result<Bitmap> Bitmap::Decode(std::string_view data, size_t size, size_t band_offset) {

@@ -44,6 +44,14 @@ class Bitmap {
   // Rebuilds from Encode()'s output; InternalError on malformed data or offsets >= size.
   static Result<Bitmap> Decode(std::string_view data, size_t size, size_t band_offset);
 
+  // Upstream's stored form (allocator/bitmap.go Snapshot): Go's big.Int.Bytes() of the map read
+  // as a number whose bit k is offset k, so big-endian with no leading zero bytes; empty when
+  // nothing is allocated.
+  std::string BigIntBytes() const;
+  // Restore's inverse; leading zero bytes are accepted (big.Int.SetBytes takes them).
+  // InternalError when a bit at or beyond `size` is set.
+  static Result<Bitmap> FromBigIntBytes(std::string_view bytes, size_t size, size_t band_offset);
+
   bool operator==(const Bitmap& o) const { return size_ == o.size_ && words_ == o.words_; }
 
  private:

@@ -72,5 +72,67 @@ TEST(BitmapTest, EncodeDecodeRoundTrip) {
   EXPECT_FALSE(Bitmap::Decode(big.Encode(), 100, 0).ok());  // offset beyond the range
 }
 
+// Upstream's stored form is Go's big.Int.Bytes() of the map (allocator/bitmap.go Snapshot). The
+// expected bytes are what new(big.Int).SetBit(x, k, 1) for the named offsets k gives there.
+TEST(BitmapTest, BigIntBytesAreGosBigIntBytes) {
+  Bitmap b(254, 16);
+  EXPECT_EQ(b.BigIntBytes(), "");  // big.NewInt(0).Bytes(): empty, not "\x00"
+  b.Allocate(0);
+  EXPECT_EQ(b.BigIntBytes(), "\x01");
+  b.Allocate(7);
+  EXPECT_EQ(b.BigIntBytes(), "\x81");
+  b.Allocate(8);
+  EXPECT_EQ(b.BigIntBytes(), "\x01\x81");  // big-endian: offset 8 is the first byte's bit 0
+  b.Allocate(64);                          // the next word
+  EXPECT_EQ(b.BigIntBytes(), std::string("\x01\0\0\0\0\0\0\x01\x81", 9));
+  b.Allocate(253);  // 10.0.0.254 of a /24: the top bit of 32 bytes is bit 255, so 0x20
+  std::string top(32, '\0');
+  top[0] = '\x20';
+  top[23] = '\x01';
+  top[30] = '\x01';
+  top[31] = '\x81';
+  EXPECT_EQ(b.BigIntBytes(), top);
+  // Releasing the highest offsets shortens the number again: no leading zero bytes.
+  b.Release(253);
+  b.Release(64);
+  EXPECT_EQ(b.BigIntBytes(), "\x01\x81");
+}
+
+TEST(BitmapTest, BigIntBytesOfHighOffsets) {
+  Bitmap ports(2768, 86);  // 30000-32767
+  ports.Allocate(2767);    // port 32767: bit 2767 = byte 345's bit 7
+  std::string bytes = ports.BigIntBytes();
+  ASSERT_EQ(bytes.size(), 346u);
+  EXPECT_EQ(bytes[0], '\x80');
+  EXPECT_EQ(bytes.find_first_not_of('\0', 1), std::string::npos);
+  const size_t slash12 = (size_t{1} << 20) - 2;
+  Bitmap ips(slash12, 256);  // a /12: 128 KiB when its last address is taken
+  ips.Allocate(slash12 - 1);
+  EXPECT_EQ(ips.BigIntBytes().size(), size_t{1} << 17);
+  EXPECT_EQ(ips.BigIntBytes()[0], '\x20');
+}
+
+TEST(BitmapTest, BigIntBytesRoundTrip) {
+  const size_t size = (size_t{1} << 16) - 1;
+  Bitmap b(size, 256);
+  auto rng = Rng(4);
+  for (int i = 0; i < 3000; ++i) b.AllocateNext(rng);
+  b.Allocate(0);
+  auto back = Bitmap::FromBigIntBytes(b.BigIntBytes(), size, 256);
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(*back, b);
+  EXPECT_EQ(back->Count(), b.Count());
+  EXPECT_EQ(Bitmap::FromBigIntBytes("", size, 256)->Count(), 0u);
+  // big.Int.SetBytes takes leading zero bytes, which Go never writes; so do we.
+  auto padded = Bitmap::FromBigIntBytes(std::string("\0\0\x01\x02", 4), 10, 0);
+  ASSERT_TRUE(padded.ok());
+  EXPECT_EQ(padded->Count(), 2u);
+  EXPECT_TRUE(padded->Has(1) && padded->Has(8));
+  // Offset 9 fits a map of 10; offset 10 does not.
+  EXPECT_TRUE(Bitmap::FromBigIntBytes(std::string("\x02\0", 2), 10, 0).ok());
+  EXPECT_FALSE(Bitmap::FromBigIntBytes(std::string("\x04\0", 2), 10, 0).ok());
+  EXPECT_FALSE(Bitmap::FromBigIntBytes(std::string("\x01\0\0", 3), 10, 0).ok());
+}
+
 }  // namespace
 }  // namespace svcplane::apiserver::allocator

@@ -1,10 +1,11 @@
 #include "apiserver/allocator/stored_range.h"
 
 #include <algorithm>
-#include <boost/json.hpp>
 #include <chrono>
 #include <random>
 #include <thread>
+
+#include "apiserver/allocator/range_record.h"
 
 namespace svcplane::apiserver::allocator {
 namespace {
@@ -20,11 +21,6 @@ void BackOffAfterConflict(int attempt) {
   const int ceiling_us = 50 << std::min(attempt, 6);
   std::uniform_int_distribution<int> pick(0, ceiling_us);
   std::this_thread::sleep_for(std::chrono::microseconds(pick(random)));
-}
-
-std::string_view NameOf(std::string_view key) {
-  auto slash = key.rfind('/');
-  return slash == std::string_view::npos ? key : key.substr(slash + 1);
 }
 
 }  // namespace
@@ -44,14 +40,7 @@ uint64_t StoredRange::Random() {
 }
 
 std::string StoredRange::EncodeRecord(const Bitmap& map) const {
-  boost::json::object o;
-  o["kind"] = "RangeAllocation";
-  o["apiVersion"] = "v1";
-  o["metadata"] = boost::json::object{{"name", std::string(NameOf(key_))}};
-  o["range"] = range_text_;
-  o["encoding"] = "offset-deltas";
-  o["data"] = map.Encode();
-  return boost::json::serialize(o);
+  return EncodeRangeRecord(key_, range_text_, map);
 }
 
 Result<RangeSnapshot> StoredRange::Read() {
@@ -62,16 +51,11 @@ Result<RangeSnapshot> StoredRange::Read() {
     snap.map = Bitmap(size_, band_offset_);
     return snap;
   }
-  boost::system::error_code ec;
-  boost::json::value doc = boost::json::parse(*kv->value, ec);
-  if (ec || !doc.is_object()) return InternalError("range record " + key_ + " is not JSON");
-  const auto& o = doc.as_object();
-  auto str = [&](const char* field) -> std::string {
-    auto it = o.find(field);
-    return it != o.end() && it->value().is_string() ? std::string(it->value().as_string())
-                                                    : std::string();
-  };
-  snap.range = str("range");
+  // On etcd the value was converted from kube's RangeAllocation by the store's codec; either
+  // way it is JSON here (range_record.h).
+  auto record = ParseRangeRecord(*kv->value);
+  if (!record.ok()) return InternalError(key_ + ": " + record.status().message());
+  snap.range = record->range;
   snap.revision = kv->mod_revision;
   if (snap.range != range_text_) {
     // Another range: the map's offsets mean other addresses. Callers see an empty map of
@@ -79,7 +63,7 @@ Result<RangeSnapshot> StoredRange::Read() {
     snap.map = Bitmap(size_, band_offset_);
     return snap;
   }
-  auto map = Bitmap::Decode(str("data"), size_, band_offset_);
+  auto map = record->Map(size_, band_offset_);
   if (!map.ok()) return InternalError("range record " + key_ + ": " + map.status().message());
   snap.map = std::move(*map);
   return snap;

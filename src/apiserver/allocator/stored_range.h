@@ -1,9 +1,12 @@
 #pragma once
 
-// An allocation map kept in the store as one RangeAllocation-like record
+// An allocation map kept in the store as one RangeAllocation record
 // (/registry/ranges/serviceips, /registry/ranges/servicenodeports), as upstream's etcd-backed
 // allocator keeps it: every change is a read-modify-write guarded by the record's mod revision,
 // retried on conflict, so several API servers sharing one store never hand out an offset twice.
+// The record is svcplane's sparse JSON in every store (range_record.h); on etcd the store's
+// codec turns it into kube's RangeAllocation and back, so a kube-apiserver sharing the etcd
+// shares the map too.
 
 #include <condition_variable>
 #include <cstdint>
@@ -54,7 +57,7 @@ class StoredRange {
   // Conflict/AlreadyExists when someone wrote in between.
   Status Write(const Bitmap& map, storage::Revision expected);
 
-  // The record's JSON (exposed for tests that corrupt it).
+  // The record's JSON, EncodeRangeRecord's (exposed for tests that corrupt it).
   std::string EncodeRecord(const Bitmap& map) const;
 
  private:

@@ -5,7 +5,9 @@
 
 #include "api/codec/json.h"
 #include "api/codec/protobuf.h"
+#include "apiserver/allocator/range_record.h"
 #include "apiserver/registry/kind_traits.h"
+#include "apiserver/storage_codec/range_allocation.h"
 #include "base/status.h"
 
 namespace svcplane::apiserver::storage_codec {
@@ -23,8 +25,9 @@ using Bytes = std::shared_ptr<const std::string>;
 struct ProtobufValueCodec::Kind {
   std::string
       prefix;  // with the trailing '/', so "/registry/pods/" never matches "/registry/podsx"
-  std::function<Result<Bytes>(std::string_view json)> to_protobuf;
-  std::function<Result<Bytes>(std::string_view protobuf)> to_json;
+  // The key names the object for kinds whose stored form leaves the name out.
+  std::function<Result<Bytes>(std::string_view key, std::string_view json)> to_protobuf;
+  std::function<Result<Bytes>(std::string_view key, std::string_view protobuf)> to_json;
 };
 
 namespace {
@@ -38,7 +41,7 @@ template <typename T>
 std::unique_ptr<ProtobufValueCodec::Kind> KindFor(std::string prefix) {
   auto kind = std::make_unique<ProtobufValueCodec::Kind>();
   kind->prefix = std::move(prefix);
-  kind->to_protobuf = [](std::string_view json) -> Result<Bytes> {
+  kind->to_protobuf = [](std::string_view, std::string_view json) -> Result<Bytes> {
     auto obj = api::codec::DecodeJson<T>(json);
     if (!obj.ok()) return InternalError("cannot encode for storage: " + obj.status().message());
     const auto& info = registry::InfoOf<T>();
@@ -49,7 +52,7 @@ std::unique_ptr<ProtobufValueCodec::Kind> KindFor(std::string prefix) {
     return std::make_shared<const std::string>(
         Shrunk(api::codec::EncodeProtobuf(*obj, info.GroupVersion(), info.kind)));
   };
-  kind->to_json = [](std::string_view protobuf) -> Result<Bytes> {
+  kind->to_json = [](std::string_view, std::string_view protobuf) -> Result<Bytes> {
     auto obj = api::codec::DecodeProtobuf<T>(protobuf);
     if (!obj.ok()) return obj.status();
     const auto& info = registry::InfoOf<T>();
@@ -58,6 +61,26 @@ std::unique_ptr<ProtobufValueCodec::Kind> KindFor(std::string prefix) {
                            ", expected " + info.GroupVersion() + " " + std::string(info.kind));
     }
     return registry::StoredJson(*obj);
+  };
+  return kind;
+}
+
+// The allocators' maps: svcplane's sparse JSON record <-> kube's RangeAllocation (see
+// range_allocation.h for why the conversion sits here and not in the allocator).
+std::unique_ptr<ProtobufValueCodec::Kind> RangeAllocationKind() {
+  auto kind = std::make_unique<ProtobufValueCodec::Kind>();
+  kind->prefix = std::string(allocator::kRangesPrefix);
+  kind->to_protobuf = [](std::string_view, std::string_view json) -> Result<Bytes> {
+    auto stored = RangeAllocationToProtobuf(json);
+    if (!stored.ok()) {
+      return InternalError("cannot encode for storage: " + stored.status().message());
+    }
+    return std::make_shared<const std::string>(std::move(*stored));
+  };
+  kind->to_json = [](std::string_view key, std::string_view protobuf) -> Result<Bytes> {
+    auto json = RangeAllocationToJson(key, protobuf);
+    if (!json.ok()) return json.status();
+    return std::make_shared<const std::string>(std::move(*json));
   };
   return kind;
 }
@@ -76,6 +99,7 @@ ProtobufValueCodec::ProtobufValueCodec() {
   kinds_.push_back(KindFor<Event>(prefix_of(registry::InfoOf<Event>())));
   kinds_.push_back(KindFor<EndpointSlice>(prefix_of(registry::InfoOf<EndpointSlice>())));
   kinds_.push_back(KindFor<Lease>(prefix_of(registry::InfoOf<Lease>())));
+  kinds_.push_back(RangeAllocationKind());
   // Not /registry/masterleases/ yet: upstream keeps a v1 Endpoints there under a 15 s etcd
   // lease, while our reconciler (bootstrap/lease_reconciler.h) writes its own expiry into the
   // record, which Endpoints cannot carry. Those records stay JSON until it uses etcd leases.
@@ -95,14 +119,14 @@ const ProtobufValueCodec::Kind* ProtobufValueCodec::KindOf(std::string_view key)
 Result<Bytes> ProtobufValueCodec::Encode(std::string_view key, const Bytes& value) const {
   const Kind* kind = KindOf(key);
   if (!kind || !value) return value;
-  return kind->to_protobuf(*value);
+  return kind->to_protobuf(key, *value);
 }
 
 Result<Bytes> ProtobufValueCodec::Decode(std::string_view key, const Bytes& stored) const {
   const Kind* kind = KindOf(key);
   if (!kind || !stored) return stored;
   if (stored->starts_with(api::codec::kProtobufMagic)) {
-    auto json = kind->to_json(*stored);
+    auto json = kind->to_json(key, *stored);
     if (!json.ok()) {
       return InternalError("stored object " + std::string(key) +
                            " does not decode: " + json.status().message());
@@ -111,12 +135,12 @@ Result<Bytes> ProtobufValueCodec::Decode(std::string_view key, const Bytes& stor
   }
   // kube-apiserver's storage decoder also takes JSON: re-encode it as svcplane stores it, so a
   // no-op update compares equal whoever wrote the JSON.
-  auto via_protobuf = kind->to_protobuf(*stored);
+  auto via_protobuf = kind->to_protobuf(key, *stored);
   if (!via_protobuf.ok()) {
     return InternalError("stored object " + std::string(key) +
                          " is neither protobuf nor JSON of its kind");
   }
-  return kind->to_json(**via_protobuf);
+  return kind->to_json(key, **via_protobuf);
 }
 
 }  // namespace svcplane::apiserver::storage_codec
