@@ -6,6 +6,7 @@ test instead of the whole ctest run.
 """
 
 import atexit
+import base64
 import json
 import os
 import shutil
@@ -14,6 +15,7 @@ import socket
 import subprocess
 import tempfile
 import time
+import urllib.request
 
 SVCPLANE = os.environ.get("SVCPLANE_BIN", "")
 KUBECTL_DIR = "/usr/lib/google-cloud-sdk/bin"
@@ -22,11 +24,14 @@ STOP_TIMEOUT = 30.0
 KUBECTL_TIMEOUT = 60.0
 
 _live = set()  # every Server with a running process
+_live_etcds = set()  # every Etcd with a running process
 
 
 def _kill_all():
     for srv in list(_live):
         srv.kill9()
+    for etcd in list(_live_etcds):
+        etcd.cleanup()
 
 
 atexit.register(_kill_all)
@@ -43,6 +48,79 @@ def kubectl_path(version):
     return os.path.join(KUBECTL_DIR, "kubectl." + version)
 
 
+ETCD = "/usr/bin/etcd"
+# SVCPLANE_TEST_STORE=etcd runs every Server of a suite on its own real etcd (one member on free
+# loopback ports) instead of the embedded store: the suites registered a second time with it
+# show that clients see no difference.
+TEST_STORE = os.environ.get("SVCPLANE_TEST_STORE", "embedded")
+
+
+class Etcd:
+    """One etcd member (Debian's etcd-server) on 127.0.0.1 with free ports and a temp data dir."""
+
+    def __init__(self):
+        self.dir = tempfile.mkdtemp(prefix="svcplane-etcd-")
+        self.client_port, self.peer_port = free_port(), free_port()
+        self.url = "http://127.0.0.1:%d" % self.client_port
+        peer = "http://127.0.0.1:%d" % self.peer_port
+        self.log = open(os.path.join(self.dir, "etcd.log"), "wb")
+        self.proc = subprocess.Popen(
+            [ETCD, "--data-dir", os.path.join(self.dir, "data"), "--name", "default",
+             "--listen-client-urls", self.url, "--advertise-client-urls", self.url,
+             "--listen-peer-urls", peer, "--initial-advertise-peer-urls", peer,
+             "--initial-cluster", "default=" + peer],
+            stdout=self.log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        _live_etcds.add(self)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                with urllib.request.urlopen(self.url + "/health", timeout=1) as r:
+                    if json.load(r).get("health") == "true":
+                        return
+            except OSError:
+                pass
+            if self.proc.poll() is not None:
+                break
+            time.sleep(0.1)
+        self.cleanup()
+        raise RuntimeError("etcd did not become healthy")
+
+    def get(self, key):
+        """The value etcd holds under `key` (bytes), or None, read through etcd's gateway."""
+        body = json.dumps({"key": base64.b64encode(key.encode()).decode()}).encode()
+        req = urllib.request.Request(self.url + "/v3/kv/range", data=body, method="POST")
+        with urllib.request.urlopen(req, timeout=10) as r:
+            kvs = json.load(r).get("kvs", [])
+        return base64.b64decode(kvs[0]["value"]) if kvs else None
+
+    def put(self, key, value):
+        """Writes `value` (bytes) under `key` through etcd's gateway, as another writer would."""
+        body = json.dumps({"key": base64.b64encode(key.encode()).decode(),
+                           "value": base64.b64encode(value).decode()}).encode()
+        req = urllib.request.Request(self.url + "/v3/kv/put", data=body, method="POST")
+        with urllib.request.urlopen(req, timeout=10) as r:
+            r.read()
+
+    def compact(self):
+        """Compacts etcd's history up to its current revision (as a compactor would)."""
+        body = json.dumps({"key": base64.b64encode(b"/registry/health").decode()}).encode()
+        req = urllib.request.Request(self.url + "/v3/kv/range", data=body, method="POST")
+        with urllib.request.urlopen(req, timeout=10) as r:
+            revision = int(json.load(r)["header"]["revision"])
+        body = json.dumps({"revision": revision, "physical": True}).encode()
+        req = urllib.request.Request(self.url + "/v3/kv/compaction", data=body, method="POST")
+        with urllib.request.urlopen(req, timeout=10) as r:
+            r.read()
+
+    def cleanup(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(10)
+        _live_etcds.discard(self)
+        self.log.close()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
 class Server:
     """One `svcplane serve` on a temp data dir (kept across restarts until cleanup())."""
 
@@ -54,6 +132,7 @@ class Server:
         self.data_dir = data_dir or tempfile.mkdtemp(prefix="svcplane-itest-")
         self.port = free_port()
         self.proc = None
+        self.etcd = None  # SVCPLANE_TEST_STORE=etcd: this server's own etcd, kept across restarts
         self.log_path = os.path.join(self.data_dir, "server.log")
         self._log = None
 
@@ -70,11 +149,21 @@ class Server:
             self.port = port
         self._log = open(self.log_path, "ab")
         args = [SVCPLANE, "serve", "--data-dir", self.data_dir,
-                "--listen", "127.0.0.1:%d" % self.port] + self.extra_args
+                "--listen", "127.0.0.1:%d" % self.port] + self.store_args() + self.extra_args
         self.proc = subprocess.Popen(args, stdout=self._log, stderr=subprocess.STDOUT,
                                      stdin=subprocess.DEVNULL)
         _live.add(self)
         return self.proc
+
+    def store_args(self):
+        if TEST_STORE != "etcd" or "--store" in self.extra_args:
+            return []
+        if self.etcd is None:
+            self.etcd = Etcd()
+        # One server per etcd: no election to wait for after a restart (a killed server's
+        # lease would hold the controllers back for 15 s), and no drain delay on SIGTERM.
+        return ["--store", "etcd", "--etcd-servers", self.etcd.url, "--leader-elect=false",
+                "--shutdown-delay-duration", "0s"]
 
     def start(self, timeout=START_TIMEOUT):
         for attempt in range(3):
@@ -128,10 +217,20 @@ class Server:
 
     def cleanup(self):
         self.kill9()
+        if self.etcd is not None:
+            self.etcd.cleanup()
+            self.etcd = None
         if self._log:
             self._log.close()
         if self.own_dir:
             shutil.rmtree(self.data_dir, ignore_errors=True)
+
+    def forget_history(self):
+        """On etcd, compacts it: a server on etcd serves watches older than its cache's history
+        from etcd's own, so only a compaction there makes an old resourceVersion 410 Gone (on
+        the embedded store, --watch-history-events alone does)."""
+        if self.etcd is not None:
+            self.etcd.compact()
 
     def died(self):
         """A note with the log tail if the server exited by itself, for failure messages."""

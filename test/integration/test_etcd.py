@@ -23,62 +23,8 @@ from kubernetes import client
 
 import harness
 
-ETCD = "/usr/bin/etcd"
+Etcd = harness.Etcd
 
-
-class Etcd:
-    """One etcd member on 127.0.0.1 with free ports and a temp data dir."""
-
-    def __init__(self):
-        self.dir = tempfile.mkdtemp(prefix="svcplane-etcd-")
-        self.client_port, self.peer_port = harness.free_port(), harness.free_port()
-        self.url = "http://127.0.0.1:%d" % self.client_port
-        peer = "http://127.0.0.1:%d" % self.peer_port
-        self.log = open(os.path.join(self.dir, "etcd.log"), "wb")
-        self.proc = subprocess.Popen(
-            [ETCD, "--data-dir", os.path.join(self.dir, "data"), "--name", "default",
-             "--listen-client-urls", self.url, "--advertise-client-urls", self.url,
-             "--listen-peer-urls", peer, "--initial-advertise-peer-urls", peer,
-             "--initial-cluster", "default=" + peer],
-            stdout=self.log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            try:
-                with urllib.request.urlopen(self.url + "/health", timeout=1) as r:
-                    if json.load(r).get("health") == "true":
-                        return
-            except OSError:
-                pass
-            if self.proc.poll() is not None:
-                break
-            time.sleep(0.1)
-        self.cleanup()
-        raise RuntimeError("etcd did not become healthy")
-
-    def get(self, key):
-        """The value etcd holds under `key` (bytes), or None, read through etcd's gateway."""
-        body = json.dumps({"key": base64.b64encode(key.encode()).decode()}).encode()
-        req = urllib.request.Request(self.url + "/v3/kv/range", data=body, method="POST")
-        with urllib.request.urlopen(req, timeout=10) as r:
-            kvs = json.load(r).get("kvs", [])
-        return base64.b64decode(kvs[0]["value"]) if kvs else None
-
-    def put(self, key, value):
-        body = json.dumps({"key": base64.b64encode(key.encode()).decode(),
-                           "value": base64.b64encode(value).decode()}).encode()
-        req = urllib.request.Request(self.url + "/v3/kv/put", data=body, method="POST")
-        with urllib.request.urlopen(req, timeout=10) as r:
-            r.read()
-
-    def cleanup(self):
-        if self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait(10)
-        self.log.close()
-        shutil.rmtree(self.dir, ignore_errors=True)
-
-
-# --- just enough protobuf to read and write kube's RangeAllocation (no python3-protobuf here) ---
 
 def _varint(buf, i):
     v = shift = 0

@@ -165,6 +165,7 @@ class PythonClient(unittest.TestCase):
         old_rv = self.coord.list_namespaced_lease(NS).metadata.resource_version
         for i in range(HISTORY * 3):  # pushes old_rv out of the shrunken history
             self.coord.create_namespaced_lease(NS, lease("gone-%d" % i, labels={"suite": "g"}))
+        self.srv.forget_history()
         # The raw stream: an ERROR event carrying a 410 Expired Status.
         resp = self.coord.list_namespaced_lease(NS, watch=True, resource_version=old_rv,
                                                 timeout_seconds=5, _preload_content=False)
