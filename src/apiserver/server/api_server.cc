@@ -349,7 +349,8 @@ Result<std::unique_ptr<ApiServer>> ApiServer::Start(const ApiServerOptions& opti
   impl->Serve(impl->nodes);
   impl->Serve(impl->endpoints);
   impl->Serve(impl->events);
-  if (options.event_ttl > Duration::zero()) {
+  // On etcd, Events are written with a lease and etcd deletes them (open_store.cc).
+  if (options.event_ttl > Duration::zero() && options.store != "etcd") {
     impl->event_ttl = std::make_unique<registry::EventTtl>(impl->events.get(), RealClock::Get(),
                                                            options.event_ttl);
     impl->event_ttl->Start();

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "apiserver/bootstrap/lease_reconciler.h"
 #include "apiserver/server/api_server.h"
 #include "apiserver/server/store_health.h"
 #include "apiserver/storage_codec/protobuf_value_codec.h"
@@ -53,6 +54,17 @@ Result<OpenedStore> OpenEtcd(const ApiServerOptions& options, MetricsRegistry* m
   eo.probe_key = options.etcd_prefix + "/health";
   eo.metrics = metrics;
   eo.codec = std::make_shared<storage_codec::ProtobufValueCodec>();
+  // kube-apiserver's TTL objects (spec §2.3): Events live --event-ttl after their last write,
+  // master leases 15 s; etcd deletes them, whichever server wrote them last.
+  const int64_t event_ttl =
+      std::chrono::duration_cast<std::chrono::seconds>(options.event_ttl).count();
+  const std::string events = options.etcd_prefix + "/events/";
+  const std::string masterleases = options.etcd_prefix + "/masterleases/";
+  eo.ttl_seconds = [event_ttl, events, masterleases](std::string_view key) -> int64_t {
+    if (key.starts_with(events)) return event_ttl;
+    if (key.starts_with(masterleases)) return bootstrap::kMasterLeaseTtl.count();
+    return 0;
+  };
   auto etcd = storage::etcd::EtcdStore::Open(std::move(eo));
   if (!etcd.ok()) return etcd.status();
   storage::etcd::EtcdStore& raw = **etcd;

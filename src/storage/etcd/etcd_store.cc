@@ -9,6 +9,7 @@
 #include "storage/etcd/internal/errors.h"
 #include "storage/etcd/internal/etcd_client.h"
 #include "storage/etcd/internal/etcd_watcher.h"
+#include "storage/etcd/internal/lease_manager.h"
 
 namespace svcplane::storage::etcd {
 
@@ -84,6 +85,7 @@ Result<std::unique_ptr<EtcdStore>> EtcdStore::Open(EtcdStoreOptions options) {
 EtcdStore::EtcdStore(EtcdStoreOptions options, std::unique_ptr<internal::EtcdClient> client)
     : options_(std::move(options)),
       client_(std::move(client)),
+      leases_(std::make_unique<internal::LeaseManager>(*client_)),
       watch_anomalies_(options_.metrics == nullptr
                            ? nullptr
                            : &options_.metrics->GetCounter(
@@ -178,9 +180,12 @@ Result<KeyValue> EtcdStore::Create(std::string_view key, std::shared_ptr<const s
   if (!stored.ok()) return stored.status();
   TxnRequest txn;
   AddModEquals(txn, key, 0);
+  auto lease = LeaseFor(key);
+  if (!lease.ok()) return lease.status();
   auto* put = txn.add_success()->mutable_request_put();
   put->set_key(std::string(key));
   if (*stored) put->set_value(**stored);
+  put->set_lease(*lease);
   auto response = client_->Txn(txn, client_->WriteDeadline());
   if (!response.ok()) return response.status();
   NoteRevision(response->header().revision());
@@ -208,9 +213,12 @@ Result<KeyValue> EtcdStore::Update(std::string_view key, std::shared_ptr<const s
   if (!stored.ok()) return stored.status();
   auto current = GetExpecting(key, expected_mod_revision);
   if (!current.ok()) return current.status();
+  auto lease = LeaseFor(key);
+  if (!lease.ok()) return lease.status();
   internal::pb::RequestOp put;
   put.mutable_request_put()->set_key(std::string(key));
   if (*stored) put.mutable_request_put()->set_value(**stored);
+  put.mutable_request_put()->set_lease(*lease);
   auto revision = CompareAndSwap(*client_, key, expected_mod_revision, std::move(put));
   if (!revision.ok()) return revision.status();
   NoteRevision(*revision);
@@ -306,6 +314,12 @@ Result<Revision> EtcdStore::ReadCurrentRevision() {
   if (!response.ok()) return response.status();
   NoteRevision(response->header().revision());
   return response->header().revision();
+}
+
+Result<int64_t> EtcdStore::LeaseFor(std::string_view key) {
+  const int64_t ttl = options_.ttl_seconds ? options_.ttl_seconds(key) : 0;
+  if (ttl <= 0) return int64_t{0};
+  return leases_->LeaseFor(ttl);
 }
 
 Status EtcdStore::CheckHealth(std::chrono::milliseconds timeout) {

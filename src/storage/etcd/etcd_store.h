@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <list>
 #include <memory>
 #include <mutex>
@@ -17,6 +18,7 @@ namespace svcplane::storage::etcd {
 namespace internal {
 class EtcdClient;
 class EtcdWatcher;
+class LeaseManager;
 }  // namespace internal
 
 // How to reach etcd (kube-apiserver's --etcd-* flags, etcd-backend-and-ha.md §1.5).
@@ -52,6 +54,11 @@ struct EtcdStoreOptions {
   // What the values look like in etcd (storage::ValueCodec): every value written is encoded,
   // every value read or watched decoded. Null: values are stored as given.
   std::shared_ptr<const ValueCodec> codec;
+  // Keys that expire (kube-apiserver's TTL objects, spec §2.3, §3.10): seconds after each write
+  // of `key` until etcd deletes it, 0 for none. Every Create and Update of such a key attaches
+  // it to an etcd lease (shared between writes as upstream's lease manager does), so the expiry
+  // holds whichever server, svcplane or kube-apiserver, wrote last. Null: nothing expires.
+  std::function<int64_t(std::string_view key)> ttl_seconds;
 };
 
 // A Store over etcd's v3 gRPC API that talks to etcd exactly as kube-apiserver's
@@ -126,11 +133,14 @@ class EtcdStore final : public Store {
   Result<std::shared_ptr<const std::string>> Encoded(
       std::string_view key, const std::shared_ptr<const std::string>& value);
   Result<KeyValue> Decoded(KeyValue kv);
+  // The etcd lease a write of `key` is attached to (options_.ttl_seconds); 0 for none.
+  Result<int64_t> LeaseFor(std::string_view key);
   void ReapFinishedWatchers();
 
   // Constant after construction.
   const EtcdStoreOptions options_;
   const std::unique_ptr<internal::EtcdClient> client_;
+  const std::unique_ptr<internal::LeaseManager> leases_;
   Counter* const watch_anomalies_;  // null without options_.metrics
 
   std::atomic<Revision> last_revision_{0};    // highest header revision seen

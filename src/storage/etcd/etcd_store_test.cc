@@ -2,10 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
 #include <thread>
 
 #include "storage/etcd/internal/etcd_client.h"
 #include "storage/etcd/internal/etcd_watcher.h"
+#include "storage/etcd/internal/lease_manager.h"
 #include "storage/etcd/testing/etcd_process.h"
 #include "storage/testing/store_conformance.h"
 
@@ -141,6 +143,57 @@ TEST_F(EtcdStoreTest, CodecFormIsWhatEtcdHoldsAndUndecodableValuesAreErrors) {
   ASSERT_EQ(events.size(), 1u);
   EXPECT_EQ(*events[0]->kv.value, "{\"a\":1}");
   EXPECT_EQ(ended.code(), Code::kInternal) << ended.ToString();
+}
+
+TEST_F(EtcdStoreTest, TtlKeysAreAttachedToSharedLeasesAndExpireInEtcd) {
+  EtcdStoreOptions o;
+  o.client.endpoints = etcd_->endpoint();
+  o.ttl_seconds = [](std::string_view key) -> int64_t {
+    if (key.starts_with("/registry/events/")) return 2;  // etcd's minimum TTL
+    if (key.starts_with("/registry/slow/")) return 100;  // reuse = 5 s
+    return 0;
+  };
+  auto ttl = EtcdStore::Open(std::move(o));
+  ASSERT_TRUE(ttl.ok());
+  auto watch = (*ttl)->Watch("/registry/events/", store_->CurrentRevision(), {});
+  ASSERT_TRUE(watch.ok());
+  ASSERT_TRUE((*ttl)->Create("/registry/events/ns/a", MakeValue("a")).ok());
+  auto b = (*ttl)->Create("/registry/events/ns/b", MakeValue("b"));
+  ASSERT_TRUE(b.ok());
+  ASSERT_TRUE((*ttl)->Create("/registry/pods/ns/p", MakeValue("p")).ok());
+  ASSERT_TRUE((*ttl)->Create("/registry/slow/1", MakeValue("1")).ok());
+  ASSERT_TRUE((*ttl)->Create("/registry/slow/2", MakeValue("2")).ok());
+  EXPECT_NE(Raw("/registry/events/ns/a")->lease(), 0);
+  EXPECT_EQ(Raw("/registry/pods/ns/p")->lease(), 0);
+  // ttl 2 has no reuse window: each write gets its own lease. ttl 100 shares one.
+  EXPECT_NE(Raw("/registry/events/ns/a")->lease(), Raw("/registry/events/ns/b")->lease());
+  EXPECT_EQ(Raw("/registry/slow/1")->lease(), Raw("/registry/slow/2")->lease());
+  // An update moves the key to a fresh lease, so its expiry counts from the last write.
+  const int64_t before = Raw("/registry/events/ns/b")->lease();
+  ASSERT_TRUE((*ttl)->Update("/registry/events/ns/b", MakeValue("b2"), b->mod_revision).ok());
+  EXPECT_NE(Raw("/registry/events/ns/b")->lease(), before);
+
+  // etcd deletes both events when their leases run out; watchers see the deletes.
+  std::set<std::string> deleted;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(15);
+  while (deleted.size() < 2 && std::chrono::steady_clock::now() < deadline) {
+    auto next = (*watch)->TryNext();
+    ASSERT_TRUE(next.ok()) << next.status().ToString();
+    if (*next && (*next)->type == WatchEvent::Type::kDelete) {
+      deleted.insert((*next)->kv.key);
+    } else if (!*next) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  }
+  EXPECT_EQ(deleted, (std::set<std::string>{"/registry/events/ns/a", "/registry/events/ns/b"}));
+  EXPECT_EQ((*ttl)->Get("/registry/events/ns/a").status().code(), Code::kNotFound);
+  EXPECT_TRUE((*ttl)->Get("/registry/pods/ns/p").ok());
+}
+
+TEST(EtcdLeaseManagerTest, GrantsTtlPlusUpstreamsReuseWindow) {
+  EXPECT_EQ(internal::LeaseManager::GrantSeconds(15), 15);      // int(0.75) = 0
+  EXPECT_EQ(internal::LeaseManager::GrantSeconds(3600), 3660);  // 180 capped at 60
+  EXPECT_EQ(internal::LeaseManager::GrantSeconds(100), 105);
 }
 
 TEST_F(EtcdStoreTest, KeysAndValueBytesPassThroughUnchanged) {

@@ -138,6 +138,7 @@ Result<std::unique_ptr<EtcdClient>> EtcdClient::Create(const EtcdClientOptions& 
     endpoint->kv = pb::KV::NewStub(endpoint->channel);
     endpoint->watch = pb::Watch::NewStub(endpoint->channel);
     endpoint->maintenance = pb::Maintenance::NewStub(endpoint->channel);
+    endpoint->lease = pb::Lease::NewStub(endpoint->channel);
     // Start connecting now, so that the first request finds a READY channel.
     endpoint->channel->GetState(/*try_to_connect=*/true);
     client->endpoints_.push_back(std::move(endpoint));
@@ -217,6 +218,15 @@ Result<pb::CompactionResponse> EtcdClient::Compact(const pb::CompactionRequest& 
                                                    Deadline deadline) {
   return Unary<pb::CompactionResponse>("etcd compact", RetryPolicy::kOnlyIfNotSent,
                                        &pb::KV::Stub::Compact, request, deadline);
+}
+
+Result<pb::LeaseGrantResponse> EtcdClient::LeaseGrant(const pb::LeaseGrantRequest& request,
+                                                      Deadline deadline) {
+  // A grant that reached etcd but whose answer was lost only leaves an unused lease to expire,
+  // so it may be retried like a read.
+  return UnaryOn<pb::LeaseGrantResponse>(&Endpoint::lease, "etcd lease grant",
+                                         RetryPolicy::kIdempotent, &pb::Lease::Stub::LeaseGrant,
+                                         request, deadline);
 }
 
 }  // namespace svcplane::storage::etcd::internal

@@ -30,6 +30,7 @@ struct Endpoint {
   std::unique_ptr<pb::KV::Stub> kv;
   std::unique_ptr<pb::Watch::Stub> watch;
   std::unique_ptr<pb::Maintenance::Stub> maintenance;
+  std::unique_ptr<pb::Lease::Stub> lease;
 };
 
 // How a call may be retried on another endpoint after UNAVAILABLE (spec §1.5, as clientv3's
@@ -55,6 +56,8 @@ class EtcdClient {
                                   grpc::Status* error = nullptr);
   Result<pb::TxnResponse> Txn(const pb::TxnRequest& request, Deadline deadline);
   Result<pb::CompactionResponse> Compact(const pb::CompactionRequest& request, Deadline deadline);
+  Result<pb::LeaseGrantResponse> LeaseGrant(const pb::LeaseGrantRequest& request,
+                                            Deadline deadline);
 
   // The next READY endpoint in round-robin order, waiting for one (and nudging idle channels
   // to connect) until `deadline`; nullptr then. `stop` ends the wait early when it returns true.
@@ -72,20 +75,27 @@ class EtcdClient {
   Status Call(std::string_view what, RetryPolicy policy, Deadline deadline, const Rpc& rpc,
               grpc::Status* error = nullptr);
 
-  // One KV method through Call.
-  template <typename Response, typename Request, typename Method>
-  Result<Response> Unary(std::string_view what, RetryPolicy policy, Method method,
-                         const Request& request, Deadline deadline, grpc::Status* error = nullptr) {
+  // One method of the endpoints' `stub` service through Call.
+  template <typename Response, typename Request, typename Stub, typename Method>
+  Result<Response> UnaryOn(std::unique_ptr<Stub> Endpoint::*stub, std::string_view what,
+                           RetryPolicy policy, Method method, const Request& request,
+                           Deadline deadline, grpc::Status* error = nullptr) {
     Response response;
     Status s = Call(
         what, policy, deadline,
         [&](Endpoint& e, grpc::ClientContext& c) {
           response.Clear();
-          return ((*e.kv).*method)(&c, request, &response);
+          return ((*(e.*stub)).*method)(&c, request, &response);
         },
         error);
     if (!s.ok()) return s;
     return response;
+  }
+  // One KV method through Call.
+  template <typename Response, typename Request, typename Method>
+  Result<Response> Unary(std::string_view what, RetryPolicy policy, Method method,
+                         const Request& request, Deadline deadline, grpc::Status* error = nullptr) {
+    return UnaryOn<Response>(&Endpoint::kv, what, policy, method, request, deadline, error);
   }
 
   // Constant after construction.
