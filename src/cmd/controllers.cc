@@ -9,7 +9,7 @@
 #include <thread>
 
 #include "client/informers/informer_factory.h"
-#include "client/transport/https_transport.h"
+#include "client/transport/failover_transport.h"
 #include "client/transport/kubeconfig.h"
 #include "client/typed/rest_clientset.h"
 #include "cmd/register_controllers.h"
@@ -27,6 +27,11 @@ CLI::App* AddControllersCommand(CLI::App& app, ControllersFlags& f) {
   c->add_option("--kubeconfig", f.kubeconfig,
                 "kubeconfig file of the API server (empty: in-cluster service account)");
   c->add_option("--context", f.context, "kubeconfig context to use (default: current-context)");
+  c->add_option("--server", f.servers,
+                "API server URL, replacing the kubeconfig's; repeat it (or separate with commas) "
+                "for several servers of one HA cluster: the client sticks to one and fails over "
+                "to the next")
+      ->take_all();
   c->add_option("--kube-api-content-type", f.kube_api_content_type,
                 "content type of requests sent to the API server")
       ->check(CLI::IsMember({"application/vnd.kubernetes.protobuf", "application/json"}))
@@ -152,16 +157,15 @@ Result<std::unique_ptr<client::Clientset>> MakeClientset(const ControllersFlags&
   auto config = f.kubeconfig.empty() ? client::transport::InClusterConfig()
                                      : client::transport::LoadKubeconfig(f.kubeconfig, f.context);
   if (!config.ok()) return config.status();
+  SVC_RETURN_IF_ERROR(client::transport::OverrideServers(f.servers, &*config));
   auto content_type = client::transport::ParseContentType(f.kube_api_content_type);
   if (!content_type.ok()) return content_type.status();
   config->qps = f.options.kube_api_qps;
   config->burst = f.options.kube_api_burst;
   config->user_agent = "svcplane-controller-manager";
-  auto https = client::transport::HttpsTransport::Create(*config);
-  if (!https.ok()) return https.status();
-  return client::typed::MakeRestClientset(
-      std::shared_ptr<client::transport::HttpTransport>(std::move(*https)),
-      {.content_type = *content_type});
+  auto transport = client::transport::NewHttpTransport(*config);
+  if (!transport.ok()) return transport.status();
+  return client::typed::MakeRestClientset(std::move(*transport), {.content_type = *content_type});
 }
 
 }  // namespace

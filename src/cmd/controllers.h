@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 
 #include <string>
+#include <vector>
 
 #include "base/status.h"
 #include "controllers/manager/options.h"
@@ -14,6 +15,9 @@ namespace svcplane::cmd {
 struct ControllersFlags {
   std::string kubeconfig;  // "": in-cluster config
   std::string context;
+  // --server, repeatable or comma-separated: the API servers of an HA deployment, replacing the
+  // kubeconfig's server (its CA and credentials stay). Empty: the kubeconfig's.
+  std::vector<std::string> servers;
   // --kube-api-content-type: the encoding of requests to the API server, protobuf by default
   // like kube-controller-manager.
   std::string kube_api_content_type = "application/vnd.kubernetes.protobuf";

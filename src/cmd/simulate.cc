@@ -9,7 +9,7 @@
 #include <memory>
 
 #include "client/informers/informer_factory.h"
-#include "client/transport/https_transport.h"
+#include "client/transport/failover_transport.h"
 #include "client/transport/kubeconfig.h"
 #include "client/typed/rest_clientset.h"
 #include "sim/simulator.h"
@@ -21,6 +21,11 @@ CLI::App* AddSimulateCommand(CLI::App& app, SimulateFlags& f) {
       "simulate", "Simulate kwok-like nodes (scheduler, kubelet stand-in) against an API server");
   c->add_option("--kubeconfig", f.kubeconfig, "kubeconfig of the API server")->required();
   c->add_option("--context", f.context, "kubeconfig context (default: current-context)");
+  c->add_option("--server", f.servers,
+                "API server URL, replacing the kubeconfig's; repeat it (or separate with commas) "
+                "for several servers of one HA cluster: the client sticks to one and fails over "
+                "to the next")
+      ->take_all();
   c->add_option("--kube-api-content-type", f.kube_api_content_type,
                 "content type of requests sent to the API server")
       ->check(CLI::IsMember({"application/vnd.kubernetes.protobuf", "application/json"}))
@@ -49,12 +54,16 @@ int RunSimulate(SimulateFlags& f) {
     std::cerr << "svcplane simulate: " << config.status().message() << "\n";
     return 1;
   }
+  if (Status st = client::transport::OverrideServers(f.servers, &*config); !st.ok()) {
+    std::cerr << "svcplane simulate: " << st.message() << "\n";
+    return 1;
+  }
   config->qps = f.kube_api_qps;
   config->burst = std::max(10, static_cast<int>(f.kube_api_qps));
   config->user_agent = "svcplane-simulator";
-  auto https = client::transport::HttpsTransport::Create(*config);
-  if (!https.ok()) {
-    std::cerr << "svcplane simulate: " << https.status().message() << "\n";
+  auto transport = client::transport::NewHttpTransport(*config);
+  if (!transport.ok()) {
+    std::cerr << "svcplane simulate: " << transport.status().message() << "\n";
     return 1;
   }
   auto content_type = client::transport::ParseContentType(f.kube_api_content_type);
@@ -62,9 +71,8 @@ int RunSimulate(SimulateFlags& f) {
     std::cerr << "svcplane simulate: " << content_type.status().message() << "\n";
     return 1;
   }
-  auto cs = client::typed::MakeRestClientset(
-      std::shared_ptr<client::transport::HttpTransport>(std::move(*https)),
-      {.content_type = *content_type});
+  auto cs =
+      client::typed::MakeRestClientset(std::move(*transport), {.content_type = *content_type});
   auto informers = client::informers::MakeInformerFactory(*cs, {});
   auto simulator = std::make_unique<sim::Simulator>(*cs, *informers, f.options);
   informers->Start();

@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 
 #include <string>
+#include <vector>
 
 #include "sim/sim_options.h"
 
@@ -12,6 +13,7 @@ namespace svcplane::cmd {
 struct SimulateFlags {
   std::string kubeconfig;
   std::string context;
+  std::vector<std::string> servers;  // --server, as `svcplane controllers`
   std::string kube_api_content_type = "application/vnd.kubernetes.protobuf";
   double kube_api_qps = -1;  // kwok-like: no client-side limit unless asked
   sim::SimOptions options;

@@ -347,5 +347,69 @@ class ControllersTest(unittest.TestCase):
             self.assertIn(text, c.log())
 
 
+class ServerFlagTest(unittest.TestCase):
+    """--server URL, repeated or comma-separated, replaces the kubeconfig's server (whose CA and
+    token stay) with several servers of one HA cluster: the client fails over between them
+    (issue 21). Only one real server can run on one data dir, so the first URL is down."""
+
+    DOWN = "https://127.0.0.1:1"  # nothing listens on port 1: connection refused
+
+    def test_controllers_work_when_the_first_server_is_down(self):
+        # The in-process EndpointSlice controller is off: the slices come from the process
+        # under test.
+        srv = harness.Server(["--controllers", "*,-endpointslice-controller"])
+        self.addCleanup(srv.cleanup)
+        srv.start()
+        api = srv.api_client()
+        self.addCleanup(api.close)
+        core = client.CoreV1Api(api)
+        discovery = client.DiscoveryV1Api(api)
+        core.create_node(client.V1Node(metadata=client.V1ObjectMeta(name="node-a")))
+        live = "https://127.0.0.1:%d" % srv.port
+        for i, flags in enumerate((["--server", self.DOWN, "--server", live],
+                                   ["--server", "%s,%s" % (self.DOWN, live)])):
+            c = Controllers(srv, ["--leader-elect=false", "--controllers",
+                                  "endpointslice-controller"] + flags, name="failover%d" % i)
+            self.addCleanup(c.cleanup)
+            name = "web%d" % i
+            ip = "10.0.0.%d" % (i + 1)
+            core.create_namespaced_service("default", client.V1Service(
+                metadata=client.V1ObjectMeta(name=name),
+                spec=client.V1ServiceSpec(selector={"app": name}, ports=[
+                    client.V1ServicePort(name="http", port=80, target_port=8080)])))
+            core.create_namespaced_pod("default", client.V1Pod(
+                metadata=client.V1ObjectMeta(name=name, labels={"app": name}),
+                spec=client.V1PodSpec(node_name="node-a", containers=[
+                    client.V1Container(name="c", image="nginx:1.25")])))
+            pod = core.read_namespaced_pod(name, "default")
+            pod.status = client.V1PodStatus(
+                phase="Running", pod_ip=ip, pod_i_ps=[client.V1PodIP(ip=ip)],
+                conditions=[client.V1PodCondition(type="Ready", status="True")])
+            core.replace_namespaced_pod_status(name, "default", pod)
+
+            addresses = []
+            deadline = time.monotonic() + 20
+            while time.monotonic() < deadline and addresses != [ip]:
+                slices = discovery.list_namespaced_endpoint_slice(
+                    "default", label_selector="kubernetes.io/service-name=" + name).items
+                addresses = [a for s in slices for e in (s.endpoints or []) for a in e.addresses]
+                time.sleep(0.1)
+            self.assertEqual(addresses, [ip], c.log())
+            log = c.log()
+            self.assertIn("client: API server %s failed (dial tcp 127.0.0.1:1: Connection "
+                          "refused); switching to %s" % (self.DOWN, live), log)
+            self.assertEqual(c.get("/readyz"), (200, "ok"))
+            self.assertEqual(c.stop(), 0)
+
+    def test_bad_server_urls_are_refused(self):
+        srv = harness.Server()
+        self.addCleanup(srv.cleanup)
+        srv.start()
+        c = Controllers(srv, ["--server", "ftp://x"], name="bad")
+        self.addCleanup(c.cleanup)
+        self.assertEqual(c.proc.wait(30), 1)
+        self.assertIn('--server "ftp://x": want http(s)://host[:port][/path]', c.log())
+
+
 if __name__ == "__main__":
     unittest.main()

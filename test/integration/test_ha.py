@@ -262,6 +262,80 @@ class HaClusterTest(unittest.TestCase):
         self.set_pid(name, proc.pid)
         return proc
 
+    def test_w_svcplane_client_fails_over_between_servers_without_a_load_balancer(self):
+        """`svcplane controllers --server S3 --server S2` (issue 21, spec §4.6 b): kill -9 of S3,
+        the server it sticks to, and its informer resumes on S2 from its resourceVersion and its
+        writes go to S2. S3 is restarted afterwards (the next tests kill S1 and S2)."""
+        port = self.env["HA_SERVER_PORT"]
+        s3, s2 = "https://127.0.0.4:%s" % port, "https://127.0.0.3:%s" % port
+        lease = "failover-probe"
+        # lease-holder-logger follows one Lease through the shared informer and records an
+        # Event on every holder change: a watch and a create, both through the failover client.
+        argv = [harness.SVCPLANE, "controllers", "--kubeconfig", self.server_kubeconfig(3),
+                "--server", s3, "--server", s2, "--secure-port", "0", "--leader-elect=false",
+                "--controllers", "lease-holder-logger",
+                "--leader-elect-resource-name", lease]
+        log_path = os.path.join(self.dir, "failover-controllers.log")
+        with open(log_path, "ab") as log:
+            proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT,
+                                    stdin=subprocess.DEVNULL)
+
+        def stop():
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait(10)
+        self.addCleanup(stop)
+
+        def read_log():
+            with open(log_path) as f:
+                return f.read()
+
+        def hold(holder):
+            obj = {"apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
+                   "metadata": {"name": lease, "namespace": "kube-system"},
+                   "spec": {"holderIdentity": holder}}
+            # Straight to S1, which stays up: what is under test is the other client.
+            p = subprocess.run([KUBECTL, "--kubeconfig", self.server_kubeconfig(1), "apply",
+                                "-f", "-"], input=json.dumps(obj), capture_output=True,
+                               text=True, env=self.env, timeout=60)
+            self.assertEqual(p.returncode, 0, p.stderr)
+
+        def observed(holder):
+            return ("lease-holder-logger: kube-system/%s held by %s" % (lease, holder)
+                    in read_log())
+
+        def event(holder):
+            events = self.kubectl_json("get", "events", "-n", "kube-system",
+                                       kubeconfig=self.server_kubeconfig(1))["items"]
+            return any(e.get("reason") == "LeaseHolderObserved"
+                       and e.get("message") == "lease held by " + holder for e in events)
+
+        self.wait_for("controllers started", lambda: "all controllers started" in read_log(), 30)
+        hold("before")
+        self.wait_for("the holder seen through S3", lambda: observed("before"), 15)
+        self.wait_for("the Event written through S3", lambda: event("before"), 15)
+        self.assertNotIn("switching to", read_log())
+
+        pid, server_argv = self.restart_argv("server-3")
+        os.kill(pid, signal.SIGKILL)
+        killed = time.monotonic()
+        try:
+            hold("after")
+            self.wait_for("the holder seen through S2", lambda: observed("after"), 15)
+            print("\nkill -9 of the server a --server client used: its informer saw the next "
+                  "change %.2f s later" % (time.monotonic() - killed))
+            self.wait_for("the Event written through S2", lambda: event("after"), 15)
+            text = read_log()
+            self.assertIn("client: API server %s failed (" % s3, text)
+            self.assertIn("switching to %s" % s2, text)
+            self.assertNotIn("relisting", text)  # S2 had the resourceVersion: a plain re-watch
+            self.assertIsNone(proc.poll(), text)
+        finally:
+            self.respawn("server-3", server_argv)
+            self.wait_for("server-3 ready again", lambda: self.kubectl(
+                "get", "--raw", "/readyz", kubeconfig=self.server_kubeconfig(3), check=False,
+                timeout=10).returncode == 0, 60)
+
     def test_x_kill9_of_a_server_behind_haproxy(self):
         pid, argv = self.restart_argv("server-1")
         os.kill(pid, signal.SIGKILL)

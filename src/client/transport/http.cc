@@ -4,6 +4,20 @@
 
 namespace svcplane::client::transport {
 
+Status NotSent(Status status) {
+  std::vector<StatusCause> causes = status.causes();
+  causes.push_back({kNotSentCauseType, "", ""});
+  status.WithCauses(std::move(causes));
+  return status;
+}
+
+bool IsNotSent(const Status& status) {
+  for (const StatusCause& c : status.causes()) {
+    if (c.type == kNotSentCauseType) return true;
+  }
+  return false;
+}
+
 std::string HttpResponse::Header(std::string_view name) const {
   for (const auto& [k, v] : headers) {
     if (k.size() == name.size() && strncasecmp(k.data(), name.data(), k.size()) == 0) return v;

@@ -14,6 +14,14 @@ namespace svcplane::client::transport {
 
 using HttpHeaders = std::vector<std::pair<std::string, std::string>>;
 
+// Marks a transport error of a request that certainly never reached the server: no connection
+// could be made (name lookup, TCP connect, TLS handshake) and no earlier attempt was sent. Even
+// a mutation may then be retried on another server. Carried as a cause of this type because
+// Status has no field for it (as client::kRetryAfterCauseType).
+inline constexpr char kNotSentCauseType[] = "RequestNotSent";
+Status NotSent(Status status);
+bool IsNotSent(const Status& status);
+
 struct HttpRequest {
   std::string method = "GET";
   std::string target;  // path and query, e.g. "/api/v1/namespaces/default/pods?limit=500"

@@ -21,8 +21,6 @@
 #include <optional>
 #include <vector>
 
-#include "client/token_bucket.h"
-
 namespace svcplane::client::transport {
 
 namespace asio = boost::asio;
@@ -98,7 +96,7 @@ struct HttpsTransport::Impl {
   std::string path_prefix;  // from the URL, without a trailing slash
   std::string verify_name;  // tls_server_name or host
   std::unique_ptr<CredentialSource> credentials;
-  std::unique_ptr<TokenBucket> limiter;  // null: no client-side limit
+  std::shared_ptr<TokenBucket> limiter;  // null: no client-side limit
 
   std::atomic<int> connections_opened{0};
 
@@ -300,7 +298,8 @@ struct HttpsTransport::Impl {
     for (int attempt = 0;; ++attempt) {
       bool reused = false;
       auto conn = Acquire(*tls_ctx, attempt == 0, &reused);
-      if (!conn.ok()) return conn.status();
+      // After a failed attempt on a stale connection the request may have reached the server.
+      if (!conn.ok()) return attempt == 0 ? NotSent(conn.status()) : conn.status();
       Conn& c = **conn;
       http::response_parser<http::string_body> parser;
       parser.body_limit(streaming ? std::numeric_limits<uint64_t>::max() : kMaxBodyBytes);
@@ -431,6 +430,16 @@ struct HttpsTransport::Impl {
   }
 };
 
+std::shared_ptr<TokenBucket> NewRateLimiter(const RestConfig& config, const Clock& clock) {
+  // client-go: QPS 0 means the defaults 5/10; a negative QPS turns the limiter off.
+  double qps = config.qps;
+  int burst = config.burst;
+  if (qps == 0) qps = 5;
+  if (burst <= 0) burst = 10;
+  if (qps < 0) return nullptr;
+  return std::make_shared<TokenBucket>(qps, burst, clock);
+}
+
 Result<std::unique_ptr<HttpsTransport>> HttpsTransport::Create(const RestConfig& config,
                                                                Options options) {
   auto impl = std::make_unique<Impl>();
@@ -441,12 +450,8 @@ Result<std::unique_ptr<HttpsTransport>> HttpsTransport::Create(const RestConfig&
   impl->max_idle = options.max_idle_per_host;
   SVC_RETURN_IF_ERROR(impl->ParseHost());
   impl->credentials = NewCredentialSource(impl->config, *impl->clock);
-  // client-go: QPS 0 means the defaults 5/10; a negative QPS turns the limiter off.
-  double qps = config.qps;
-  int burst = config.burst;
-  if (qps == 0) qps = 5;
-  if (burst <= 0) burst = 10;
-  if (qps > 0) impl->limiter = std::make_unique<TokenBucket>(qps, burst, *impl->clock);
+  impl->limiter =
+      options.limiter ? std::move(options.limiter) : NewRateLimiter(config, *impl->clock);
   if (impl->use_tls) {
     // Build the context now so a broken CA or static client cert fails at construction.
     Credentials static_creds{"", config.exec ? "" : config.client_cert_pem,

@@ -4,6 +4,7 @@
 
 #include "base/clock.h"
 #include "base/result.h"
+#include "client/token_bucket.h"
 #include "client/transport/credentials.h"
 #include "client/transport/http.h"
 #include "client/transport/rest_config.h"
@@ -19,12 +20,20 @@ namespace svcplane::client::transport {
 //  - bearer token / token file / exec credentials; on 401 the source is told and the request is
 //    retried once if it can produce new credentials;
 //  - client-side QPS/burst token bucket shared by every request (including opening watches);
+//  - an error before the request could be sent (lookup, connect, TLS handshake) is NotSent;
 //  - per-request timeout for unary calls; streams have none and end by cancel or server close.
 // Safe from any thread; each call uses its own connection.
 struct HttpsTransportOptions {
   const Clock* clock = nullptr;  // null means RealClock; drives the QPS limiter and tokens
   int max_idle_per_host = 32;
+  // The client-side limit, when several transports share one (the servers of a failover
+  // client); null means one of this transport's own, from config.qps and config.burst.
+  std::shared_ptr<TokenBucket> limiter;
 };
+
+// The client-side QPS/burst limit `config` asks for: client-go's defaults (5 qps, burst 10)
+// when qps is 0, none (null) when qps is negative.
+std::shared_ptr<TokenBucket> NewRateLimiter(const RestConfig& config, const Clock& clock);
 
 class HttpsTransport final : public HttpTransport {
  public:

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include <boost/url/parse.hpp>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -335,6 +336,29 @@ std::string Base64Encode(std::string_view in) {
 
 Result<RestConfig> LoadKubeconfig(const std::string& path, const std::string& context_override) {
   return KubeconfigParser(path).Parse(context_override);
+}
+
+Status OverrideServers(const std::vector<std::string>& servers, RestConfig* config) {
+  std::vector<std::string> urls;
+  for (const std::string& flag : servers) {
+    std::string_view rest(flag);
+    while (true) {
+      const size_t comma = rest.find(',');
+      const std::string url = Trim(std::string(rest.substr(0, comma)));
+      auto parsed = boost::urls::parse_uri(url);
+      if (!parsed || (parsed->scheme() != "https" && parsed->scheme() != "http") ||
+          parsed->host().empty()) {
+        return InvalidError(fmt::format("--server \"{}\": want http(s)://host[:port][/path]", url));
+      }
+      urls.push_back(url);
+      if (comma == std::string_view::npos) break;
+      rest.remove_prefix(comma + 1);
+    }
+  }
+  if (urls.empty()) return Status::Ok();
+  config->host = urls.front();
+  config->fallback_hosts.assign(urls.begin() + 1, urls.end());
+  return Status::Ok();
 }
 
 Result<RestConfig> InClusterConfig(const InClusterPaths& paths) {

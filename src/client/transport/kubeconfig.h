@@ -1,6 +1,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "base/result.h"
 #include "client/transport/rest_config.h"
@@ -14,6 +15,12 @@ namespace svcplane::client::transport {
 //   kubeconfig /x/y: users[0].user.client-certificate: open /nope: No such file or directory
 Result<RestConfig> LoadKubeconfig(const std::string& path,
                                   const std::string& context_override = "");
+
+// `--server URL` given once or more, each maybe a comma-separated list: replaces the server
+// of `config` (a kubeconfig's or the in-cluster one, whose CA and credentials stay) with the
+// first URL and makes the others its fallback_hosts, in order. No URLs: `config` unchanged.
+// kInvalid for an empty entry or a URL that is not http(s)://host[:port][/path].
+Status OverrideServers(const std::vector<std::string>& servers, RestConfig* config);
 
 // Paths and environment of the in-cluster config; injectable for tests.
 struct InClusterPaths {

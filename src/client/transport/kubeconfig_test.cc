@@ -8,6 +8,7 @@
 namespace svcplane::client::transport {
 namespace {
 
+using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using testing::MakeTempDir;
 using testing::WriteFile;
@@ -257,6 +258,33 @@ TEST(InClusterConfigTest, OutsideAPodIsUnavailable) {
   auto c = InClusterConfig();
   ASSERT_FALSE(c.ok());
   EXPECT_EQ(c.status().code(), Code::kUnavailable);
+}
+
+TEST(OverrideServersTest, RepeatedAndCommaSeparatedServersReplaceTheHostInOrder) {
+  RestConfig c;
+  c.host = "https://kubeconfig:6443";
+  c.bearer_token = "t";
+  ASSERT_TRUE(
+      OverrideServers({"https://a:6443, https://b:6443", "https://c:6443/prefix"}, &c).ok());
+  EXPECT_EQ(c.host, "https://a:6443");
+  EXPECT_THAT(c.fallback_hosts, ElementsAre("https://b:6443", "https://c:6443/prefix"));
+  EXPECT_EQ(c.bearer_token, "t");  // credentials and CA stay the kubeconfig's
+
+  ASSERT_TRUE(OverrideServers({"https://only:6443"}, &c).ok());
+  EXPECT_EQ(c.host, "https://only:6443");
+  EXPECT_TRUE(c.fallback_hosts.empty());
+
+  ASSERT_TRUE(OverrideServers({}, &c).ok());
+  EXPECT_EQ(c.host, "https://only:6443");
+}
+
+TEST(OverrideServersTest, RefusesEntriesThatAreNotServerUrls) {
+  for (std::string bad : {"", "https://a:1,", "a:6443", "ftp://a", "https://"}) {
+    RestConfig c;
+    Status st = OverrideServers({bad}, &c);
+    EXPECT_EQ(st.code(), Code::kInvalid) << bad;
+    EXPECT_THAT(st.message(), HasSubstr("--server")) << bad;
+  }
 }
 
 TEST(Base64Test, RoundTrip) {

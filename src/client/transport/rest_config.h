@@ -22,7 +22,11 @@ struct ExecConfig {
 
 // Everything needed to reach one API server as one user, as client-go's rest.Config.
 struct RestConfig {
-  std::string host;             // "https://10.0.0.1:6443" (optional path prefix)
+  std::string host;  // "https://10.0.0.1:6443" (optional path prefix)
+  // More servers of the same HA cluster, tried in order after `host` when it fails (same CA,
+  // tls_server_name and credentials). From --server given several times; empty for a
+  // kubeconfig, which has one server per cluster.
+  std::vector<std::string> fallback_hosts;
   std::string tls_server_name;  // overrides the host name for SNI and verification
   std::string ca_pem;           // trusted CAs; empty means the system store
   bool insecure_skip_tls_verify = false;

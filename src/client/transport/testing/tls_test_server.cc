@@ -208,11 +208,13 @@ struct TlsTestServer::Impl {
             return !ec;
           };
           resp.stream(write);
+          if (resp.drop) break;
           boost::system::error_code ec;
           asio::write(stream, asio::buffer(std::string("0\r\n\r\n")), ec);
           if (ec) break;
           continue;
         }
+        if (resp.drop) break;
         http::response<http::string_body> res{static_cast<http::status>(resp.status), 11};
         for (const auto& [k, v] : resp.headers) res.set(k, v);
         res.body() = resp.body;

@@ -46,6 +46,9 @@ struct TestResponse {
   // Close the connection after this response without saying so (a server dropping idle
   // keep-alive connections).
   bool close_after = false;
+  // Close the connection without finishing the response: no response at all, or a stream
+  // without its last chunk (a server killed with the request in flight).
+  bool drop = false;
 };
 
 using TestHandler = std::function<TestResponse(const TestRequest&)>;
