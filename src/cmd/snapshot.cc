@@ -141,7 +141,7 @@ int Restore(const SnapshotFlags& f) {
   return f.data_dir.empty() ? RestoreToEtcd(f, *snap) : RestoreToDataDir(f, *snap);
 }
 
-int Status_(const SnapshotFlags& f) {
+int PrintStatus(const SnapshotFlags& f) {
   auto snap = VerifiedSnapshot::Load(f.file);
   if (!snap.ok()) return Fail("status", snap.status());
   PrintSummary("ok:", f.file, *snap);
@@ -187,7 +187,7 @@ CLI::App* AddSnapshotCommand(CLI::App& app, SnapshotFlags& f) {
 int RunSnapshot(const CLI::App& snapshot, const SnapshotFlags& f) {
   if (snapshot.got_subcommand("save")) return Save(f);
   if (snapshot.got_subcommand("restore")) return Restore(f);
-  if (snapshot.got_subcommand("status")) return Status_(f);
+  if (snapshot.got_subcommand("status")) return PrintStatus(f);
   return 2;
 }
 

@@ -51,6 +51,10 @@ http::Reply SnapshotReply(const http::Request& req, storage::Store& store) {
   http::Response r;
   r.content_type = "application/vnd.svcplane.snapshot";
   r.headers.emplace_back("Svcplane-Snapshot-Revision", std::to_string(exporter->revision()));
+  // The connection calls this on its I/O thread for the first piece and on a worker for later
+  // ones. The first page was read above, on a worker; later pages come from memory (the embedded
+  // store's map, or the watch cache in front of etcd), except for a revision the cache no longer
+  // holds, which goes to etcd itself.
   r.body_source = [exporter](std::string* out) {
     if (exporter->Next(out)) return true;
     if (exporter->status().ok()) {
