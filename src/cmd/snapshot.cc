@@ -114,8 +114,14 @@ int RestoreToEtcd(const SnapshotFlags& f, const VerifiedSnapshot& snap) {
   auto stats = storage::snapshot::WriteInRevisionOrder(snap, **store, [&](uint64_t done) {
     spdlog::info("restored {} of {} keys", done, snap.records());
   });
-  if (!stats.ok())
-    return Fail("restore", Status(stats.status().code(), where + ": " + stats.status().message()));
+  if (!stats.ok()) {
+    // What was written stays: one transaction for all would give every key the same revision
+    // (losing the order) and exceed etcd's request size limit. The message names the key.
+    return Fail("restore",
+                Status(stats.status().code(), where + ": " + stats.status().message() +
+                                                  "; delete what was restored under " +
+                                                  snap.header().prefix + " before trying again"));
+  }
   std::cout << "restored " << stats->records << " keys into " << where << " as revisions "
             << stats->first_revision << ".." << stats->last_revision
             << " (resourceVersions renumbered by etcd, in their old order); serve it with: "
