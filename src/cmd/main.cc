@@ -8,6 +8,7 @@
 #include "cmd/malloc_tuning.h"
 #include "cmd/serve.h"
 #include "cmd/simulate.h"
+#include "cmd/snapshot.h"
 
 namespace {
 
@@ -46,6 +47,9 @@ int main(int argc, char** argv) {
   auto* simulate = svcplane::cmd::AddSimulateCommand(app, simulate_flags);
   simulate->add_option("--log-level", log_level, "trace, debug, info, warn, error");
 
+  svcplane::cmd::SnapshotFlags snapshot_flags;
+  auto* snapshot = svcplane::cmd::AddSnapshotCommand(app, snapshot_flags);
+
   CLI11_PARSE(app, argc, argv);
   if (auto st = svcplane::SetLogLevel(log_level); !st.ok()) {
     std::cerr << st.message() << "\n";
@@ -62,5 +66,6 @@ int main(int argc, char** argv) {
   if (*serve) return svcplane::cmd::RunServe(serve_flags);
   if (*controllers) return svcplane::cmd::RunControllers(controllers_flags);
   if (*simulate) return svcplane::cmd::RunSimulate(simulate_flags);
+  if (*snapshot) return svcplane::cmd::RunSnapshot(*snapshot, snapshot_flags);
   return 0;
 }

@@ -30,6 +30,7 @@
 #include "apiserver/server/collections.h"
 #include "apiserver/server/housekeeping.h"
 #include "apiserver/server/open_store.h"
+#include "apiserver/server/snapshot_endpoint.h"
 #include "apiserver/server/store_health.h"
 
 namespace svcplane::apiserver::server {
@@ -407,6 +408,7 @@ Result<std::unique_ptr<ApiServer>> ApiServer::Start(const ApiServerOptions& opti
     // As upstream, behind authentication (the HTTP layer let only health endpoints through
     // without it).
     if (req.path == "/metrics") return MetricsReply(req, raw->metrics);
+    if (req.path == kSnapshotPath) return SnapshotReply(req, *raw->store);
     http::Reply reply = raw->router->Handle(req);
     if (req.method == "DELETE") raw->housekeeping->Kick();
     return reply;

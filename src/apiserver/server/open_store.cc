@@ -22,7 +22,7 @@ namespace {
 // its dispatcher).
 Result<OpenedStore> OpenEmbedded(const ApiServerOptions& options) {
   storage::rocks::RocksStoreOptions ro;
-  ro.path = (std::filesystem::path(options.data_dir) / "store").string();
+  ro.path = EmbeddedStorePath(options.data_dir);
   ro.prewritten_wal = options.prewritten_wal;
   if (options.watch_history_events > 0) {
     ro.history.max_events = options.watch_history_events;
@@ -33,10 +33,8 @@ Result<OpenedStore> OpenEmbedded(const ApiServerOptions& options) {
   return OpenedStore{.store = std::move(*rocks), .suspends_requests = true};
 }
 
-// etcd, as kube-apiserver uses it: the same keys and protobuf values (so either can read what
-// the other wrote), one watch cache per server over a single whole-keyspace watch, and the
-// shared compaction protocol. Its calls block their thread, so requests run on the workers.
-Result<OpenedStore> OpenEtcd(const ApiServerOptions& options, MetricsRegistry* metrics) {
+Result<std::unique_ptr<storage::etcd::EtcdStore>> OpenEtcdStore(const ApiServerOptions& options,
+                                                                MetricsRegistry* metrics) {
   if (options.etcd_servers.empty()) {
     return BadRequestError("--store etcd needs --etcd-servers (comma-separated URLs)");
   }
@@ -65,7 +63,14 @@ Result<OpenedStore> OpenEtcd(const ApiServerOptions& options, MetricsRegistry* m
     if (key.starts_with(masterleases)) return bootstrap::kMasterLeaseTtl.count();
     return 0;
   };
-  auto etcd = storage::etcd::EtcdStore::Open(std::move(eo));
+  return storage::etcd::EtcdStore::Open(std::move(eo));
+}
+
+// etcd, as kube-apiserver uses it: the same keys and protobuf values (so either can read what
+// the other wrote), one watch cache per server over a single whole-keyspace watch, and the
+// shared compaction protocol. Its calls block their thread, so requests run on the workers.
+Result<OpenedStore> OpenEtcd(const ApiServerOptions& options, MetricsRegistry* metrics) {
+  auto etcd = OpenEtcdStore(options, metrics);
   if (!etcd.ok()) return etcd.status();
   storage::etcd::EtcdStore& raw = **etcd;
 
@@ -94,6 +99,17 @@ Result<OpenedStore> OpenEtcd(const ApiServerOptions& options, MetricsRegistry* m
 }
 
 }  // namespace
+
+std::string EmbeddedStorePath(const std::string& data_dir) {
+  return (std::filesystem::path(data_dir) / "store").string();
+}
+
+Result<std::unique_ptr<storage::Store>> OpenEtcdBackend(const ApiServerOptions& options,
+                                                        MetricsRegistry* metrics) {
+  auto etcd = OpenEtcdStore(options, metrics);
+  if (!etcd.ok()) return etcd.status();
+  return std::unique_ptr<storage::Store>(std::move(*etcd));
+}
 
 Result<OpenedStore> OpenStore(const ApiServerOptions& options, MetricsRegistry* metrics) {
   if (options.store == "embedded") return OpenEmbedded(options);

@@ -29,4 +29,13 @@ struct OpenedStore {
 
 Result<OpenedStore> OpenStore(const ApiServerOptions& options, MetricsRegistry* metrics);
 
+// Where the embedded store of a data folder lives.
+std::string EmbeddedStorePath(const std::string& data_dir);
+
+// etcd as `--store etcd` writes to it, without the watch cache and the compactor: for tools
+// that write to etcd directly (`svcplane snapshot restore`) and must store values exactly as a
+// server would (the same codec). Checks the etcd flags as OpenStore does.
+Result<std::unique_ptr<storage::Store>> OpenEtcdBackend(const ApiServerOptions& options,
+                                                        MetricsRegistry* metrics);
+
 }  // namespace svcplane::apiserver::server

@@ -106,10 +106,45 @@ rocksdb::Options DbOptions(const RocksStoreOptions& options) {
   return o;
 }
 
+// Writes `records` into a store being created, with the revisions they carry, in batches of
+// about 4 MiB (unsynced: the final batch's sync covers the WAL before it).
+Status ImportRecords(rocksdb::DB& db, Revision revision, const RocksStore::ImportSource& records) {
+  rocksdb::WriteBatch batch;
+  uint64_t n = 0;
+  std::string last_key;
+  auto flush = [&]() -> Status {
+    rocksdb::Status s = db.Write(rocksdb::WriteOptions(), &batch);
+    batch.Clear();
+    return s.ok() ? Status::Ok() : UnavailableError("cannot write imported keys: " + s.ToString());
+  };
+  while (true) {
+    auto next = records();
+    if (!next.ok()) return next.status();
+    if (!next->has_value()) break;
+    const KeyValue& kv = **next;
+    // What Load would refuse later is refused now, while nothing is in place yet.
+    if (kv.key.empty() || (n > 0 && kv.key <= last_key) || kv.create_revision <= 0 ||
+        kv.create_revision > kv.mod_revision || kv.mod_revision > revision || !kv.value) {
+      return BadRequestError("cannot import \"" + kv.key + "\" (created at " +
+                             std::to_string(kv.create_revision) + ", modified at " +
+                             std::to_string(kv.mod_revision) + ") at revision " +
+                             std::to_string(revision) +
+                             ": keys must ascend and 0 < created <= " + "modified <= revision");
+    }
+    batch.Put(LiveKey(kv.key), EncodeLive(kv));
+    last_key = kv.key;
+    ++n;
+    if (batch.GetDataSize() >= (4 << 20)) SVC_RETURN_IF_ERROR(flush());
+  }
+  return batch.Count() > 0 ? flush() : Status::Ok();
+}
+
 // Creates a new store beside `path` and moves it into place with one rename, so a crash during
 // creation never leaves a half-made store (RocksDB files without our format record, or without
-// CURRENT) that the next start would have to refuse.
-Status CreateStore(const std::string& path, const RocksStoreOptions& options) {
+// CURRENT) that the next start would have to refuse. With `records`, the new store holds them
+// at current and compacted revision `revision` (RocksStore::Import).
+Status CreateStore(const std::string& path, const RocksStoreOptions& options, Revision revision = 0,
+                   const RocksStore::ImportSource* records = nullptr) {
   const fs::path target(path);
   const fs::path staging = target.string() + ".creating." + std::to_string(::getpid());
   std::error_code ec;
@@ -122,19 +157,36 @@ Status CreateStore(const std::string& path, const RocksStoreOptions& options) {
   rocksdb::Status s = rocksdb::DB::Open(db_options, staging.string(), &raw);
   if (!s.ok()) return StartError(path, "cannot create a store: " + s.ToString());
   std::unique_ptr<rocksdb::DB> db(raw);
+  auto abandon = [&](Status st) {
+    db->Close().PermitUncheckedError();
+    db.reset();
+    fs::remove_all(staging, ec);
+    return st;
+  };
+  if (records != nullptr) {
+    Status imported = ImportRecords(*db, revision, *records);
+    if (!imported.ok()) return abandon(imported);
+  }
   rocksdb::WriteBatch init;
   init.Put(std::string(kFormatKey), std::string(kFormat));
-  init.Put(std::string(kRevisionKey), EncodeRevision(0));
-  init.Put(std::string(kCompactedKey), EncodeRevision(0));
+  init.Put(std::string(kRevisionKey), EncodeRevision(revision));
+  // No history comes with imported keys: watches and reads must start at `revision`.
+  init.Put(std::string(kCompactedKey), EncodeRevision(revision));
   rocksdb::WriteOptions wo;
   wo.sync = true;
   s = db->Write(wo, &init);
   if (s.ok()) s = db->Close();
   db.reset();
-  if (!s.ok()) return StartError(path, "cannot initialise a store: " + s.ToString());
+  if (!s.ok()) {
+    return abandon(StartError(path, "cannot initialise a store: " + s.ToString()));
+  }
   // rename(2) replaces an empty directory atomically.
   fs::rename(staging, target, ec);
-  if (ec) return StartError(path, "cannot move the new store into place: " + ec.message());
+  if (ec) {
+    const std::string why = ec.message();
+    fs::remove_all(staging, ec);
+    return StartError(path, "cannot move the new store into place: " + why);
+  }
   int dir = ::open(target.parent_path().c_str(), O_RDONLY | O_DIRECTORY);
   if (dir >= 0) {
     ::fsync(dir);
@@ -200,6 +252,19 @@ Result<std::unique_ptr<RocksStore>> RocksStore::Open(RocksStoreOptions options) 
     s->CompactLoop();
   });
   return store;
+}
+
+Status RocksStore::Import(const RocksStoreOptions& options, Revision revision,
+                          const ImportSource& records) {
+  std::error_code ec;
+  if (fs::exists(options.path, ec) &&
+      !(fs::is_directory(options.path, ec) && fs::is_empty(options.path, ec))) {
+    return AlreadyExistsError("cannot import into \"" + options.path +
+                              "\": it exists and is not empty (a store is imported only into a "
+                              "new folder)");
+  }
+  if (revision < 0) return BadRequestError("cannot import at a negative revision");
+  return CreateStore(options.path, options, revision, &records);
 }
 
 RocksStore::RocksStore(RocksStoreOptions options, std::unique_ptr<rocksdb::Env> env,

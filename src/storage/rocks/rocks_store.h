@@ -9,6 +9,7 @@
 #include <future>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -58,6 +59,22 @@ class RocksStore final : public Store {
   // holds files that are not a store, or the store is corrupt or has missing files.
   static Result<std::unique_ptr<RocksStore>> Open(RocksStoreOptions options);
   ~RocksStore() override;
+
+  // The keys of an imported store, in ascending key order: the next one, nullopt at the end.
+  using ImportSource = std::function<Result<std::optional<KeyValue>>()>;
+  // Creates a new store in options.path (missing or an empty folder, else AlreadyExists)
+  // holding exactly `records`, with the create and mod revisions they carry, at current
+  // revision `revision` (>= every mod revision). The new store has no watch history: its
+  // compacted revision is `revision` too, so older reads and watches get Gone and clients
+  // relist, while revisions it hands out continue above `revision`. All or nothing: the store
+  // appears whole with one rename, or not at all. BadRequest for records out of order or with
+  // revisions out of bounds, or the source's error.
+  //
+  // A static of this backend rather than a storage-wide interface: it is the only backend that
+  // can take revisions as given (etcd numbers every write itself), which is what lets a snapshot
+  // restore keep every resourceVersion as it was.
+  static Status Import(const RocksStoreOptions& options, Revision revision,
+                       const ImportSource& records);
 
   Result<KeyValue> Get(std::string_view key) override;
   Result<ListResult> List(const ListOptions& options) override;
