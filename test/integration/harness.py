@@ -93,10 +93,29 @@ class Etcd:
             kvs = json.load(r).get("kvs", [])
         return base64.b64decode(kvs[0]["value"]) if kvs else None
 
-    def put(self, key, value):
+    def kv(self, key):
+        """etcd's KeyValue for `key` as its gateway gives it (value and key base64), or None."""
+        body = json.dumps({"key": base64.b64encode(key.encode()).decode()}).encode()
+        req = urllib.request.Request(self.url + "/v3/kv/range", data=body, method="POST")
+        with urllib.request.urlopen(req, timeout=10) as r:
+            kvs = json.load(r).get("kvs", [])
+        return kvs[0] if kvs else None
+
+    def grant(self, ttl):
+        """A new etcd lease of `ttl` seconds; returns its ID (a decimal string, as the gateway
+        writes int64s)."""
+        body = json.dumps({"TTL": ttl}).encode()
+        req = urllib.request.Request(self.url + "/v3/lease/grant", data=body, method="POST")
+        with urllib.request.urlopen(req, timeout=10) as r:
+            return json.load(r)["ID"]
+
+    def put(self, key, value, lease=None):
         """Writes `value` (bytes) under `key` through etcd's gateway, as another writer would."""
-        body = json.dumps({"key": base64.b64encode(key.encode()).decode(),
-                           "value": base64.b64encode(value).decode()}).encode()
+        request = {"key": base64.b64encode(key.encode()).decode(),
+                   "value": base64.b64encode(value).decode()}
+        if lease is not None:
+            request["lease"] = lease
+        body = json.dumps(request).encode()
         req = urllib.request.Request(self.url + "/v3/kv/put", data=body, method="POST")
         with urllib.request.urlopen(req, timeout=10) as r:
             r.read()

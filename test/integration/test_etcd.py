@@ -227,6 +227,39 @@ class EtcdStoreTest(unittest.TestCase):
         self.assertEqual(ips, ["192.0.2.10"])
         self.assertIsNotNone(self.etcd.get("/registry/services/endpoints/default/kubernetes"))
 
+    def wait_for_kubernetes_ips(self, want, timeout):
+        deadline = time.monotonic() + timeout
+        while True:
+            ep = self.srv.kubectl_json("1.33", "get", "endpoints", "kubernetes")
+            ips = sorted(a["ip"] for s in ep.get("subsets") or [] for a in s.get("addresses", []))
+            if ips == want or time.monotonic() > deadline:
+                return ips
+            time.sleep(0.5)
+
+    def test_master_leases_are_kube_endpoints_on_etcd_leases_both_ways(self):
+        self.assertEqual(self.wait_for_kubernetes_ips(["192.0.2.10"], 30), ["192.0.2.10"])
+        kv = self.etcd.kv("/registry/masterleases/192.0.2.10")
+        self.assertIsNotNone(kv)
+        raw = base64.b64decode(kv["value"])
+        self.assertTrue(raw.startswith(b"k8s\x00"), raw[:20])
+        self.assertIn(b"\n\x02v1\x12\x09Endpoints", raw[:30])  # TypeMeta{v1, Endpoints}
+        self.assertIn(b"192.0.2.10", raw)
+        self.assertNotEqual(kv.get("lease", "0"), "0", "written without an etcd lease")
+        # A kube-apiserver's record (upstream's bytes: v1 Endpoints, empty metadata, one subset
+        # with its IP) on a 20 s etcd lease: listed while etcd keeps it (the reconciler runs every
+        # 10 s), gone when it expires.
+        address = _bytes_field(1, b"192.0.2.99")
+        endpoints = (_bytes_field(1, EMPTY_OBJECT_META)
+                     + _bytes_field(2, _bytes_field(1, address)))
+        type_meta = _bytes_field(1, b"v1") + _bytes_field(2, b"Endpoints")
+        record = (b"k8s\x00" + _bytes_field(1, type_meta) + _bytes_field(2, endpoints)
+                  + _bytes_field(3, b"") + _bytes_field(4, b""))
+        self.etcd.put("/registry/masterleases/192.0.2.99", record, lease=self.etcd.grant(20))
+        self.assertEqual(self.wait_for_kubernetes_ips(["192.0.2.10", "192.0.2.99"], 15),
+                         ["192.0.2.10", "192.0.2.99"])
+        self.assertEqual(self.wait_for_kubernetes_ips(["192.0.2.10"], 40), ["192.0.2.10"])
+        self.assertIsNone(self.etcd.get("/registry/masterleases/192.0.2.99"))
+
     def test_acknowledged_writes_survive_kill_9(self):
         coord = client.CoordinationV1Api(self.srv.api_client())
         acked, stop = {}, threading.Event()

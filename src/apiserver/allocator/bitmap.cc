@@ -2,12 +2,9 @@
 
 #include <bit>
 
-#include "apiserver/allocator/internal/base64.h"
+#include "base/base64.h"
 
 namespace svcplane::apiserver::allocator {
-
-using internal::Base64;
-using internal::Unbase64;
 
 Bitmap::Bitmap(size_t size, size_t band_offset)
     : size_(size), band_offset_(band_offset < size ? band_offset : 0), words_((size + 63) / 64) {}

@@ -2,8 +2,8 @@
 
 #include <boost/json.hpp>
 
-#include "apiserver/allocator/internal/base64.h"
 #include "apiserver/allocator/ranges.h"
+#include "base/base64.h"
 
 namespace svcplane::apiserver::allocator {
 namespace {
@@ -51,7 +51,7 @@ Result<RangeRecord> ParseRangeRecord(std::string_view json) {
 
 Result<Bitmap> RangeRecord::Map(size_t size, size_t band_offset) const {
   if (offset_deltas) return Bitmap::Decode(data, size, band_offset);
-  auto bytes = internal::Unbase64(data);
+  auto bytes = Unbase64(data);
   if (!bytes) return InternalError("allocation data is not base64");
   return Bitmap::FromBigIntBytes(*bytes, size, band_offset);
 }

@@ -2,8 +2,8 @@
 
 #include <gtest/gtest.h>
 
-#include "apiserver/allocator/internal/base64.h"
 #include "apiserver/allocator/stored_range.h"
+#include "base/base64.h"
 #include "storage/memory/memory_store.h"
 
 namespace svcplane::apiserver::allocator {
@@ -33,7 +33,7 @@ TEST(RangeRecordTest, KubesJsonRecordIsReadAsItsBitmap) {
   const std::string kube =
       "{\"kind\":\"RangeAllocation\",\"apiVersion\":\"v1\",\"metadata\":"
       "{\"creationTimestamp\":null},\"range\":\"30000-32767\",\"data\":\"" +
-      internal::Base64(std::string("\x01\x00\x05", 3)) + "\"}";
+      Base64(std::string("\x01\x00\x05", 3)) + "\"}";
   auto record = ParseRangeRecord(kube);
   ASSERT_TRUE(record.ok());
   EXPECT_FALSE(record->offset_deltas);

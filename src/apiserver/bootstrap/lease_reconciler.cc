@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <boost/json.hpp>
+#include <charconv>
 
 #include "apiserver/allocator/ranges.h"
 
@@ -131,8 +132,14 @@ Status SyncKubernetesEndpoints(registry::Registry<Endpoints>& endpoints,
 LeaseEndpointReconciler::LeaseEndpointReconciler(storage::Store* store,
                                                  registry::Registry<Endpoints>* endpoints,
                                                  registry::Registry<EndpointSlice>* slices,
-                                                 const Clock& clock, Duration ttl)
-    : store_(store), endpoints_(endpoints), slices_(slices), clock_(clock), ttl_(ttl) {}
+                                                 const Clock& clock, Duration ttl,
+                                                 bool store_expires_records)
+    : store_(store),
+      endpoints_(endpoints),
+      slices_(slices),
+      clock_(clock),
+      ttl_(ttl),
+      store_expires_records_(store_expires_records) {}
 
 Status LeaseEndpointReconciler::UpdateLease(const std::string& ip) {
   const std::string key = std::string(kMasterLeasesPrefix) + ip;
@@ -145,28 +152,55 @@ Status LeaseEndpointReconciler::UpdateLease(const std::string& ip) {
     if (cur.ok()) {
       boost::system::error_code ec;
       auto doc = boost::json::parse(*cur->value, ec);
-      if (!ec && doc.is_object()) {
-        if (auto* g = doc.as_object().if_contains("generation"); g && g->is_int64()) {
+      const auto* meta = ec || !doc.is_object() ? nullptr : doc.as_object().if_contains("metadata");
+      if (meta && meta->is_object()) {
+        if (auto* g = meta->as_object().if_contains("generation"); g && g->is_int64()) {
           generation = g->as_int64();
         }
       }
     }
-    // Endpoints-shaped as upstream's apiServerIPInfo records, plus the expiry our stores
-    // cannot keep as a TTL; the generation makes every refresh a real write.
+    // Upstream's record (reconcilers/lease.go UpdateLease): a v1 Endpoints with no name, one
+    // subset holding the IP, and metadata.generation bumped so that every refresh is a real
+    // write. The expiry rides in an annotation for stores without TTLs; on etcd the record is
+    // also written with a 15 s etcd lease, which is what a kube-apiserver reading it relies on.
+    boost::json::object meta{
+        {"generation", generation + 1},
+        {"annotations", boost::json::object{
+                            {std::string(kMasterLeaseExpiryAnnotation), std::to_string(expires)}}}};
     boost::json::object o{
         {"kind", "Endpoints"},
         {"apiVersion", "v1"},
-        {"metadata", boost::json::object{{"name", ip}}},
+        {"metadata", std::move(meta)},
         {"subsets", boost::json::array{boost::json::object{
-                        {"addresses", boost::json::array{boost::json::object{{"ip", ip}}}}}}},
-        {"generation", generation + 1},
-        {"expiresAtMicros", expires}};
+                        {"addresses", boost::json::array{boost::json::object{{"ip", ip}}}}}}}};
     auto value = storage::MakeValue(boost::json::serialize(o));
     auto w = cur.ok() ? store_->Update(key, value, cur->mod_revision) : store_->Create(key, value);
     if (w.ok()) return Status::Ok();
     if (!Retriable(w.status()) && w.status().code() != Code::kNotFound) return w.status();
   }
   return ConflictError("too many concurrent writes to " + key);
+}
+
+std::optional<int64_t> MasterLeaseExpiry(std::string_view record) {
+  boost::system::error_code ec;
+  auto doc = boost::json::parse(record, ec);
+  if (ec || !doc.is_object()) return std::nullopt;
+  const auto& o = doc.as_object();
+  if (const auto* meta = o.if_contains("metadata"); meta && meta->is_object()) {
+    const auto* ann = meta->as_object().if_contains("annotations");
+    const auto* at = ann && ann->is_object()
+                         ? ann->as_object().if_contains(kMasterLeaseExpiryAnnotation)
+                         : nullptr;
+    if (at && at->is_string()) {
+      int64_t micros = 0;
+      const auto& text = at->as_string();
+      auto [end, err] = std::from_chars(text.data(), text.data() + text.size(), micros);
+      if (err == std::errc() && end == text.data() + text.size()) return micros;
+    }
+  }
+  // Written by an earlier svcplane, before records took kube's form.
+  if (const auto* e = o.if_contains("expiresAtMicros"); e && e->is_int64()) return e->as_int64();
+  return std::nullopt;
 }
 
 Result<std::vector<std::string>> LeaseEndpointReconciler::ListLeases() {
@@ -177,16 +211,12 @@ Result<std::vector<std::string>> LeaseEndpointReconciler::ListLeases() {
   const int64_t now = WallMicros(clock_);
   std::vector<std::string> ips;
   for (const auto& kv : list->items) {
-    boost::system::error_code ec;
-    auto doc = boost::json::parse(*kv.value, ec);
-    int64_t expires = 0;
-    if (!ec && doc.is_object()) {
-      if (auto* e = doc.as_object().if_contains("expiresAtMicros"); e && e->is_int64()) {
-        expires = e->as_int64();
-      }
-    }
-    if (expires <= now) {
-      // Expired (or unreadable): what a TTL would have removed. A concurrent renewal wins.
+    auto expires = MasterLeaseExpiry(*kv.value);
+    // A record without our expiry is a kube-apiserver's: live while the store keeps it (its
+    // etcd lease removes it), but only where the store has such leases.
+    const bool expired = expires ? *expires <= now : !store_expires_records_;
+    if (expired) {
+      // What a TTL would have removed. A concurrent renewal wins.
       (void)store_->Delete(kv.key, kv.mod_revision);
       continue;
     }

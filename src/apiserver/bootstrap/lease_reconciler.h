@@ -3,11 +3,14 @@
 // The lease-based endpoint reconciler for the `kubernetes` Service (upstream
 // pkg/controlplane/reconcilers/lease.go and endpointsadapter.go): every API server keeps a
 // record with a TTL under /registry/masterleases/<ip>; the Endpoints and EndpointSlice
-// `default/kubernetes` list the addresses of the live records. Our stores have no TTLs, so a
-// record carries its expiry (wall time) and readers drop expired ones.
+// `default/kubernetes` list the addresses of the live records. A record is upstream's v1
+// Endpoints, so kube-apiserver and svcplane sharing one etcd list each other. The embedded
+// store has no TTLs, so a record also carries its expiry (wall time, an annotation) and readers
+// drop expired ones; on etcd it is written with a 15 s etcd lease as upstream's.
 
 #include <atomic>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,6 +26,11 @@ namespace svcplane::apiserver::bootstrap {
 inline constexpr std::string_view kMasterLeasesPrefix = "/registry/masterleases/";
 inline constexpr std::string_view kKubernetesName = "kubernetes";
 inline constexpr std::chrono::seconds kMasterLeaseTtl{15};
+inline constexpr std::string_view kMasterLeaseExpiryAnnotation = "svcplane.io/expires-at-micros";
+
+// The expiry (Unix micros) svcplane wrote into a master lease record; nullopt for a record
+// without one (a kube-apiserver's) or not JSON.
+std::optional<int64_t> MasterLeaseExpiry(std::string_view record);
 
 // The port the endpoints advertise: {name https, port <secure port>, protocol TCP}.
 struct EndpointPortSpec {
@@ -45,7 +53,8 @@ class LeaseEndpointReconciler {
   LeaseEndpointReconciler(storage::Store* store,
                           registry::Registry<api::core::v1::Endpoints>* endpoints,
                           registry::Registry<api::discovery::v1::EndpointSlice>* slices,
-                          const Clock& clock, Duration ttl = kMasterLeaseTtl);
+                          const Clock& clock, Duration ttl = kMasterLeaseTtl,
+                          bool store_expires_records = false);
 
   // Refreshes this server's lease, then writes the endpoints of every live lease. Refuses
   // (error, nothing written) if no lease is listed; a no-op once StopReconciling was called.
@@ -69,6 +78,9 @@ class LeaseEndpointReconciler {
   registry::Registry<api::discovery::v1::EndpointSlice>* const slices_;
   const Clock& clock_;
   const Duration ttl_;
+  // The store deletes a record when its own TTL runs out (etcd), so records without our expiry
+  // annotation (a kube-apiserver's) are live; elsewhere they are leftovers and are removed.
+  const bool store_expires_records_;
   std::mutex mu_;
   std::atomic<bool> stopping_{false};
 };

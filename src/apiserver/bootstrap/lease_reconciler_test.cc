@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <boost/json.hpp>
+
 #include "storage/memory/memory_store.h"
 
 namespace svcplane::apiserver::bootstrap {
@@ -187,6 +189,57 @@ TEST_F(LeaseReconcilerTest, RenewalIsARealWrite) {
   auto second = store_.Get("/registry/masterleases/10.0.0.1");
   EXPECT_GT(second->mod_revision, first->mod_revision);
   EXPECT_EQ(*a.reconciler->ListLeases(), std::vector<std::string>{"10.0.0.1"});
+}
+
+TEST_F(LeaseReconcilerTest, RecordIsUpstreamsEndpointsWithGenerationAndOurExpiry) {
+  auto& a = AddServer("10.0.0.1");
+  ASSERT_TRUE(a.reconciler->UpdateLease(a.ip).ok());
+  ASSERT_TRUE(a.reconciler->UpdateLease(a.ip).ok());
+  auto kv = store_.Get("/registry/masterleases/10.0.0.1");
+  ASSERT_TRUE(kv.ok());
+  auto doc = boost::json::parse(*kv->value).as_object();
+  EXPECT_EQ(doc.at("kind"), "Endpoints");
+  EXPECT_EQ(doc.at("apiVersion"), "v1");
+  EXPECT_EQ(doc.at("metadata").at("generation"), 2);
+  EXPECT_FALSE(doc.at("metadata").as_object().contains("name"));  // as upstream's
+  EXPECT_EQ(doc.at("subsets").at(0).at("addresses").at(0).at("ip"), "10.0.0.1");
+  const int64_t now_us =
+      std::chrono::duration_cast<std::chrono::microseconds>(clock_.WallNow().time_since_epoch())
+          .count();
+  EXPECT_EQ(MasterLeaseExpiry(*kv->value), now_us + 15'000'000);
+}
+
+// What a kube-apiserver sharing the store writes: no expiry of ours, an etcd lease instead.
+constexpr char kKubeRecord[] =
+    R"({"kind":"Endpoints","apiVersion":"v1","metadata":{"generation":3},)"
+    R"("subsets":[{"addresses":[{"ip":"10.0.0.9"}]}]})";
+
+TEST_F(LeaseReconcilerTest, KubeApiserversRecordsAreLiveWhereTheStoreExpiresThem) {
+  ASSERT_TRUE(
+      store_.Create("/registry/masterleases/10.0.0.9", storage::MakeValue(kKubeRecord)).ok());
+  registry::Registry<Endpoints> endpoints(Ctx());
+  registry::Registry<EndpointSlice> slices(Ctx());
+  LeaseEndpointReconciler on_etcd(&store_, &endpoints, &slices, clock_, kMasterLeaseTtl,
+                                  /*store_expires_records=*/true);
+  ASSERT_TRUE(on_etcd.UpdateLease("10.0.0.1").ok());
+  EXPECT_EQ(*on_etcd.ListLeases(), (std::vector<std::string>{"10.0.0.1", "10.0.0.9"}));
+  // Where nothing expires records by itself, one without an expiry is a leftover: removed.
+  auto& embedded = AddServer("10.0.0.1");
+  EXPECT_EQ(*embedded.reconciler->ListLeases(), std::vector<std::string>{"10.0.0.1"});
+  EXPECT_EQ(store_.Get("/registry/masterleases/10.0.0.9").status().code(), Code::kNotFound);
+}
+
+TEST(MasterLeaseExpiryTest, ReadsTheAnnotationAndEarlierSvcplaneRecords) {
+  EXPECT_EQ(
+      MasterLeaseExpiry(
+          R"({"metadata":{"annotations":{"svcplane.io/expires-at-micros":"1700000000000000"}}})"),
+      1700000000000000);
+  EXPECT_EQ(MasterLeaseExpiry(R"({"kind":"Endpoints","expiresAtMicros":42})"), 42);
+  EXPECT_EQ(MasterLeaseExpiry(kKubeRecord), std::nullopt);
+  EXPECT_EQ(
+      MasterLeaseExpiry(R"({"metadata":{"annotations":{"svcplane.io/expires-at-micros":"x"}}})"),
+      std::nullopt);
+  EXPECT_EQ(MasterLeaseExpiry("not json"), std::nullopt);
 }
 
 }  // namespace

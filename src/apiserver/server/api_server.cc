@@ -272,7 +272,8 @@ class ApiServerImpl {
       bo.public_ip.clear();
     }
     lease_reconciler = std::make_unique<bootstrap::LeaseEndpointReconciler>(
-        store.get(), endpoints.get(), slices.get(), RealClock::Get());
+        store.get(), endpoints.get(), slices.get(), RealClock::Get(), bootstrap::kMasterLeaseTtl,
+        /*store_expires_records=*/options.store == "etcd");
     bootstrap = std::make_unique<bootstrap::BootstrapController>(
         bootstrap::BootstrapRegistries{namespaces.get(), services.get(), endpoints.get(),
                                        slices.get()},

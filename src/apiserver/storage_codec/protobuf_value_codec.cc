@@ -100,9 +100,8 @@ ProtobufValueCodec::ProtobufValueCodec() {
   kinds_.push_back(KindFor<EndpointSlice>(prefix_of(registry::InfoOf<EndpointSlice>())));
   kinds_.push_back(KindFor<Lease>(prefix_of(registry::InfoOf<Lease>())));
   kinds_.push_back(RangeAllocationKind());
-  // Not /registry/masterleases/ yet: upstream keeps a v1 Endpoints there under a 15 s etcd
-  // lease, while our reconciler (bootstrap/lease_reconciler.h) writes its own expiry into the
-  // record, which Endpoints cannot carry. Those records stay JSON until it uses etcd leases.
+  // Upstream keeps a v1 Endpoints per API server here (bootstrap/lease_reconciler.h).
+  kinds_.push_back(KindFor<Endpoints>("/registry/masterleases/"));
   std::sort(kinds_.begin(), kinds_.end(),
             [](const auto& a, const auto& b) { return a->prefix.size() > b->prefix.size(); });
 }

@@ -5,8 +5,8 @@
 // version (core v1, discovery.k8s.io/v1, coordination.k8s.io/v1) in the "k8s\0" runtime.Unknown
 // envelope, and so are the allocators' maps under /registry/ranges/ (core v1 RangeAllocation with
 // kube's bitmap, converted from svcplane's sparse record: range_allocation.h), so that a
-// kube-apiserver and svcplane sharing one etcd read each other's objects. Not yet the master
-// leases (/registry/masterleases/), whose records are still svcplane's own JSON. Writing
+// kube-apiserver and svcplane sharing one etcd read each other's objects; the master leases
+// (/registry/masterleases/) are v1 Endpoints as upstream's. Writing
 // protobuf rather than the JSON kube also accepts matters: kube detects a no-op update by
 // comparing bytes, and a different encoding would turn each of its no-ops into a real write.
 

@@ -97,8 +97,8 @@ TEST(ProtobufValueCodecTest, NestedPrefixesPickTheirOwnKind) {
 TEST(ProtobufValueCodecTest, KeysOfNoKindAreStoredAsGiven) {
   ProtobufValueCodec codec;
   auto value = std::make_shared<const std::string>("{\"range\":\"10.0.0.0/24\"}");
-  for (std::string key : {"/registry/masterleases/192.0.2.10", "/svcplane/bootstrap/ca",
-                          "/registry/podsx/default/a", "/registry/rangesx/a", "compact_rev_key"}) {
+  for (std::string key : {"/svcplane/bootstrap/ca", "/registry/podsx/default/a",
+                          "/registry/rangesx/a", "compact_rev_key"}) {
     auto stored = codec.Encode(key, value);
     ASSERT_TRUE(stored.ok()) << key;
     EXPECT_EQ(stored->get(), value.get()) << key;

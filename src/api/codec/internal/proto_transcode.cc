@@ -10,6 +10,7 @@
 
 #include "api/codec/internal/utf8.h"
 #include "api/meta/scalars.h"
+#include "base/base64.h"
 
 namespace svcplane::api::codec::internal {
 namespace {
@@ -17,44 +18,6 @@ namespace {
 namespace dom = simdjson::dom;
 
 constexpr int kMaxDepth = 64;
-
-// --- base64 (standard alphabet, padded), for bytes fields -----------------------------------
-constexpr char kB64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-std::string Base64(std::string_view in) {
-  std::string out;
-  out.reserve((in.size() + 2) / 3 * 4);
-  size_t i = 0;
-  for (; i + 2 < in.size(); i += 3) {
-    uint32_t v = (uint8_t(in[i]) << 16) | (uint8_t(in[i + 1]) << 8) | uint8_t(in[i + 2]);
-    out += {kB64[v >> 18], kB64[(v >> 12) & 63], kB64[(v >> 6) & 63], kB64[v & 63]};
-  }
-  if (i + 1 == in.size()) {
-    uint32_t v = uint8_t(in[i]) << 16;
-    out += {kB64[v >> 18], kB64[(v >> 12) & 63], '=', '='};
-  } else if (i + 2 == in.size()) {
-    uint32_t v = (uint8_t(in[i]) << 16) | (uint8_t(in[i + 1]) << 8);
-    out += {kB64[v >> 18], kB64[(v >> 12) & 63], kB64[(v >> 6) & 63], '='};
-  }
-  return out;
-}
-
-bool Unbase64(std::string_view in, std::string* out) {
-  uint32_t acc = 0;
-  int bits = 0;
-  for (char c : in) {
-    if (c == '=') break;
-    const char* p = std::char_traits<char>::find(kB64, 64, c);
-    if (!p) return false;
-    acc = (acc << 6) | static_cast<uint32_t>(p - kB64);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out->push_back(static_cast<char>((acc >> bits) & 0xFF));
-    }
-  }
-  return true;
-}
 
 // --- JSON → wire -------------------------------------------------------------------------------
 
@@ -98,9 +61,9 @@ struct ToProto {
       case ProtoType::kBytes: {
         std::string_view s;
         if (v.get_string().get(s)) return Fail(f.name, "expected base64 string");
-        std::string raw;
-        if (!Unbase64(s, &raw)) return Fail(f.name, "invalid base64");
-        w.Bytes(num, raw);
+        auto raw = Unbase64(s);
+        if (!raw) return Fail(f.name, "invalid base64");
+        w.Bytes(num, *raw);
         return true;
       }
       case ProtoType::kBool: {

@@ -1,8 +1,8 @@
-#include "apiserver/allocator/internal/base64.h"
+#include "base/base64.h"
 
 #include <cstdint>
 
-namespace svcplane::apiserver::allocator::internal {
+namespace svcplane {
 namespace {
 
 constexpr char kB64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -46,4 +46,4 @@ std::optional<std::string> Unbase64(std::string_view in) {
   return out;
 }
 
-}  // namespace svcplane::apiserver::allocator::internal
+}  // namespace svcplane
