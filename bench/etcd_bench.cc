@@ -311,12 +311,11 @@ bool RunStore(const Options& o, const std::string& store, Column& col) {
                ep.port, proc.dir().c_str());
   CreateNamespace(ep, ns);
   CreateNamespace(ep, wns);
-  size_t next_pod = 0;
+  size_t next_pod = 1;
   if (!raw) {  // the first Pod alone, as on etcd
     auto r = CreatePods(ep, proc.pid(), tmpl, ns, 0, 1, 1);
     if (r.ok != 1) throw std::runtime_error("first create: " + r.first_error);
   }
-  next_pod = 1;
   WaitForQuietServer(proc.pid(), std::chrono::seconds(10));
 
   for (int c : o.clients) {
@@ -487,8 +486,8 @@ int Main(int argc, char** argv) {
   // Rows in a fixed, readable order: the measurement sequence of RunStore.
   auto add = [&](const std::string& m) {
     if (std::find(order.begin(), order.end(), m) != order.end()) return;
-    for (const auto& [s, c] : cols) {
-      if (c.count(m)) {
+    for (const auto& col : cols) {
+      if (col.second.count(m)) {
         order.push_back(m);
         return;
       }
@@ -505,13 +504,21 @@ int Main(int argc, char** argv) {
     add(fmt::format("  server / etcd CPU per create, {} clients", c));
     add(fmt::format("  etcd CPU per Txn, {} callers", c));
   }
-  for (const auto& [s, c] : cols)
-    for (const auto& [m, v] : c)
-      if (m.starts_with("fill ") || m.starts_with("LIST ")) add(m);
+  for (const char* first : {"fill ", "LIST "})
+    for (const auto& col : cols)
+      for (const auto& row : col.second)
+        if (row.first.starts_with(first)) add(row.first);
   add("  consistent / cached (p50)");
   add("  LIST body");
-  for (const auto& [s, c] : cols)
-    for (const auto& [m, v] : c) add(m);  // the rest (watch, RSS, wall time, errors)
+  for (const auto& col : cols)
+    for (const auto& row : col.second)
+      if (row.first.starts_with("watch ")) add(row.first);
+  add("  watch events missed");
+  add("server RSS at the end");
+  for (const auto& col : cols)
+    for (const auto& row : col.second)
+      if (row.first != "store phase wall time") add(row.first);  // the rest (errors)
+  add("store phase wall time");
   PrintColumns(o, order, cols);
   std::printf("\ntotal %.0f s\n", Seconds(Clock::now() - t0));
   if (!ok) std::fprintf(stderr, "etcd_bench: FAILED (see the table and stderr)\n");
