@@ -137,6 +137,42 @@ std::string StoredValue(ei::EtcdClient& client, const std::string& key) {
   return r->kvs(0).value();
 }
 
+// etcd's own count of the KV RPCs its members answered (grpc_server_handled_total from
+// /metrics on each client URL), summed over the members: method ("Range", "Txn") -> count.
+std::map<std::string, double> EtcdRpcCounts(const std::vector<std::unique_ptr<EtcdProcess>>& ms) {
+  std::map<std::string, double> out;
+  for (const auto& m : ms) {
+    const std::string& url = m->endpoint();
+    const auto port = static_cast<uint16_t>(std::stoi(url.substr(url.rfind(':') + 1)));
+    asio::io_context io;
+    asio::ip::tcp::socket sock(io);
+    sock.connect({asio::ip::make_address("127.0.0.1"), port});
+    const std::string req = "GET /metrics HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n";
+    asio::write(sock, asio::buffer(req));
+    std::string body;
+    boost::system::error_code ec;
+    char buf[65536];
+    for (size_t n; (n = sock.read_some(asio::buffer(buf), ec)) > 0 || !ec;) body.append(buf, n);
+    size_t pos = 0;
+    while (pos < body.size()) {
+      size_t end = body.find('\n', pos);
+      if (end == std::string::npos) end = body.size();
+      const std::string_view line(body.data() + pos, end - pos);
+      pos = end + 1;
+      if (!line.starts_with("grpc_server_handled_total{") ||
+          line.find("grpc_service=\"etcdserverpb.KV\"") == std::string_view::npos) {
+        continue;
+      }
+      const size_t k = line.find("grpc_method=\"");
+      if (k == std::string_view::npos) continue;
+      const size_t q = line.find('"', k + 13);
+      out[std::string(line.substr(k + 13, q - k - 13))] +=
+          std::stod(std::string(line.substr(line.rfind(' ') + 1)));
+    }
+  }
+  return out;
+}
+
 // --- through svcplane ---------------------------------------------------------------------------
 
 void CreateNamespace(const Endpoint& ep, const std::string& name) {
@@ -237,6 +273,11 @@ bool Has(const std::vector<std::string>& v, const std::string& s) {
 // when something measured failed (failed creates, missed events); throws on errors.
 bool RunStore(const Options& o, const std::string& store, Column& col) {
   bool ok = true;
+  // Anything else on the two cores skews every number: the machine's busy time minus this
+  // process's, the servers' and etcd's.
+  const auto t0 = Clock::now();
+  const double busy0 = MachineBusySeconds() - SelfCpuSeconds();
+  double ours = 0;  // CPU of the servers and etcd members (gone ones included)
   std::vector<std::unique_ptr<EtcdProcess>> etcd;
   std::vector<pid_t> etcd_pids;
   std::unique_ptr<ei::EtcdClient> raw;
@@ -279,6 +320,7 @@ bool RunStore(const Options& o, const std::string& store, Column& col) {
       auto r = CreatePods(probe.endpoint(), probe.pid(), tmpl, ns, 0, 1, 1);
       if (r.ok != 1) throw std::runtime_error("first create: " + r.first_error);
       value = StoredValue(*raw, "/registry/pods/" + ns + "/" + PodName("pod", 0));
+      ours += probe.CpuSeconds();
     }
     col["Pod value in etcd (protobuf)"] = fmt::format("{} B", value.size());
     for (int c : o.clients) {
@@ -322,9 +364,11 @@ bool RunStore(const Options& o, const std::string& store, Column& col) {
     std::fprintf(stderr, "[%s] svcplane creates, %d clients...\n", store.c_str(), c);
     double etcd_cpu0 = 0;
     for (pid_t p : etcd_pids) etcd_cpu0 += ProcessCpuSeconds(p);
+    const auto rpcs0 = EtcdRpcCounts(etcd);
     auto r = CreatePods(ep, proc.pid(), tmpl, ns, next_pod, next_pod + o.creates, c);
     double etcd_cpu = -etcd_cpu0;
     for (pid_t p : etcd_pids) etcd_cpu += ProcessCpuSeconds(p);
+    auto rpcs = EtcdRpcCounts(etcd);
     next_pod += o.creates;
     if (r.failed) {
       std::fprintf(stderr, "  %zu failed: %s\n", r.failed, r.first_error.c_str());
@@ -338,6 +382,12 @@ bool RunStore(const Options& o, const std::string& store, Column& col) {
         raw ? fmt::format("{:.0f} / {:.0f} us", r.server_cpu_seconds / n * 1e6, etcd_cpu / n * 1e6)
             : fmt::format("{:.0f} us / -", r.server_cpu_seconds / n * 1e6);
     if (raw) {
+      // What the server asked of etcd per create (its watch cache's own reads included).
+      const auto per = [&](const char* m) {
+        return (rpcs[m] - (rpcs0.count(m) ? rpcs0.at(m) : 0.0)) / n;
+      };
+      col[fmt::format("  etcd Range / Txn RPCs per create, {} clients", c)] =
+          fmt::format("{:.2f} / {:.2f}", per("Range"), per("Txn"));
       col[fmt::format("ratio svcplane / etcd, {} clients", c)] =
           fmt::format("{:.2f}", rate / std::max(raw_rate[c], 1e-9));
     }
@@ -378,6 +428,11 @@ bool RunStore(const Options& o, const std::string& store, Column& col) {
     }
   }
   col["server RSS at the end"] = fmt::format("{} MiB", proc.RssKb() / 1024);
+  ours += proc.CpuSeconds();
+  for (pid_t p : etcd_pids) ours += ProcessCpuSeconds(p);
+  const double others = MachineBusySeconds() - SelfCpuSeconds() - busy0 - ours;
+  col["other processes' CPU during this column"] =
+      fmt::format("{:.0f}% of a core", 100 * std::max(0.0, others) / Seconds(Clock::now() - t0));
   return ok;
 }
 
@@ -502,6 +557,7 @@ int Main(int argc, char** argv) {
     add(fmt::format("  create p50 / p99, {} clients", c));
     add(fmt::format("  etcd Txn p50 / p99, {} callers", c));
     add(fmt::format("  server / etcd CPU per create, {} clients", c));
+    add(fmt::format("  etcd Range / Txn RPCs per create, {} clients", c));
     add(fmt::format("  etcd CPU per Txn, {} callers", c));
   }
   for (const char* first : {"fill ", "LIST "})
@@ -515,6 +571,7 @@ int Main(int argc, char** argv) {
       if (row.first.starts_with("watch ")) add(row.first);
   add("  watch events missed");
   add("server RSS at the end");
+  add("other processes' CPU during this column");
   for (const auto& col : cols)
     for (const auto& row : col.second)
       if (row.first != "store phase wall time") add(row.first);  // the rest (errors)
