@@ -64,11 +64,10 @@ bool Healthy(int port) {
 
 }  // namespace
 
-Result<std::unique_ptr<EtcdProcess>> EtcdProcess::Start(EtcdProcessOptions options) {
-  std::unique_ptr<EtcdProcess> etcd(new EtcdProcess(std::move(options)));
+Status EtcdProcess::Prepare() {
   std::string tmpl = (std::filesystem::temp_directory_path() / "svcplane-etcd-XXXXXX").string();
   if (::mkdtemp(tmpl.data()) == nullptr) return UnavailableError("mkdtemp failed");
-  etcd->dir_ = tmpl;
+  dir_ = tmpl;
   auto client = BindFreePort();
   if (!client.ok()) return client.status();
   auto peer = BindFreePort();
@@ -80,11 +79,42 @@ Result<std::unique_ptr<EtcdProcess>> EtcdProcess::Start(EtcdProcessOptions optio
   // then shows as a failed start with etcd's "address already in use" in the message.
   ::close(client->first);
   ::close(peer->first);
-  etcd->client_port_ = client->second;
-  etcd->peer_port_ = peer->second;
-  etcd->endpoint_ = "http://127.0.0.1:" + std::to_string(etcd->client_port_);
+  client_port_ = client->second;
+  peer_port_ = peer->second;
+  endpoint_ = "http://127.0.0.1:" + std::to_string(client_port_);
+  return Status::Ok();
+}
+
+Result<std::unique_ptr<EtcdProcess>> EtcdProcess::Start(EtcdProcessOptions options) {
+  std::unique_ptr<EtcdProcess> etcd(new EtcdProcess(std::move(options)));
+  SVC_RETURN_IF_ERROR(etcd->Prepare());
   SVC_RETURN_IF_ERROR(etcd->Launch());
   return etcd;
+}
+
+Result<std::vector<std::unique_ptr<EtcdProcess>>> EtcdProcess::StartCluster(
+    int members, EtcdProcessOptions options) {
+  std::vector<std::unique_ptr<EtcdProcess>> out;
+  std::string cluster;
+  for (int i = 0; i < members; ++i) {
+    out.emplace_back(new EtcdProcess(options));
+    SVC_RETURN_IF_ERROR(out.back()->Prepare());
+    out.back()->name_ = "m" + std::to_string(i);
+    cluster += (i ? "," : "") + out.back()->name_ + "=http://127.0.0.1:" +
+               std::to_string(out.back()->peer_port_);
+  }
+  for (auto& m : out) {
+    m->initial_cluster_ = cluster;
+    SVC_RETURN_IF_ERROR(m->Spawn());
+  }
+  for (auto& m : out) SVC_RETURN_IF_ERROR(m->WaitHealthy());
+  return out;
+}
+
+std::string EtcdProcess::Endpoints(const std::vector<std::unique_ptr<EtcdProcess>>& members) {
+  std::string out;
+  for (const auto& m : members) out += (out.empty() ? "" : ",") + m->endpoint();
+  return out;
 }
 
 EtcdProcess::~EtcdProcess() {
@@ -96,17 +126,23 @@ EtcdProcess::~EtcdProcess() {
 }
 
 Status EtcdProcess::Launch() {
+  SVC_RETURN_IF_ERROR(Spawn());
+  return WaitHealthy();
+}
+
+Status EtcdProcess::Spawn() {
   const std::string client = endpoint_;
   const std::string peer = "http://127.0.0.1:" + std::to_string(peer_port_);
   std::vector<std::string> args = {
       options_.binary,
-      "--name=default",
+      "--name=" + name_,
       "--data-dir=" + dir_ + "/data",
       "--listen-client-urls=" + client,
       "--advertise-client-urls=" + client,
       "--listen-peer-urls=" + peer,
       "--initial-advertise-peer-urls=" + peer,
-      "--initial-cluster=default=" + peer,
+      "--initial-cluster=" + (initial_cluster_.empty() ? name_ + "=" + peer : initial_cluster_),
+      "--initial-cluster-token=svcplane-test",
       "--experimental-watch-progress-notify-interval=" +
           std::to_string(options_.progress_notify_interval.count()) + "ms",
       "--logger=zap",
@@ -136,7 +172,7 @@ Status EtcdProcess::Launch() {
   }
   pid_ = pid;
   paused_ = false;
-  return WaitHealthy();
+  return Status::Ok();
 }
 
 Status EtcdProcess::WaitHealthy() {

@@ -20,14 +20,22 @@ struct EtcdProcessOptions {
   std::vector<std::string> extra_args;
 };
 
-// A real single-member etcd as a child process, listening on 127.0.0.1 only (client and peer
-// ports free at start), with its data in a fresh temp folder. The destructor kills and reaps
+// A real etcd member as a child process, listening on 127.0.0.1 only (client and peer ports
+// free at start), with its data in a fresh temp folder: a single-member cluster (Start) or one
+// member of a cluster started together (StartCluster). The destructor kills and reaps
 // it and removes the folder, whatever the test did; if the test process dies, the kernel
 // kills etcd too (PR_SET_PDEATHSIG). Not thread-safe.
 class EtcdProcess {
  public:
   // Starts etcd and waits until it answers /health.
   static Result<std::unique_ptr<EtcdProcess>> Start(EtcdProcessOptions options = {});
+  // Starts `members` etcds as one new cluster (members "m0", "m1", ...; every one launched
+  // before any is waited for, since none is healthy without a quorum) and waits until each
+  // answers /health. Kill/Restart work per member.
+  static Result<std::vector<std::unique_ptr<EtcdProcess>>> StartCluster(
+      int members, EtcdProcessOptions options = {});
+  // The client URLs of `members`, comma-separated (an --etcd-servers value).
+  static std::string Endpoints(const std::vector<std::unique_ptr<EtcdProcess>>& members);
   ~EtcdProcess();
   EtcdProcess(const EtcdProcess&) = delete;
   EtcdProcess& operator=(const EtcdProcess&) = delete;
@@ -49,11 +57,17 @@ class EtcdProcess {
 
  private:
   explicit EtcdProcess(EtcdProcessOptions options) : options_(std::move(options)) {}
+  // Allocates the ports and the data folder.
+  Status Prepare();
   Status Launch();
+  // Forks and execs etcd without waiting for it.
+  Status Spawn();
   Status WaitHealthy();
 
   const EtcdProcessOptions options_;
   std::string dir_;  // holds data/ and etcd.log
+  std::string name_ = "default";
+  std::string initial_cluster_;  // name=peer URL,...; empty: this member alone
   int client_port_ = 0;
   int peer_port_ = 0;
   std::string endpoint_;
