@@ -216,6 +216,9 @@ class Cluster:
         proc = subprocess.Popen(argv, stdout=logf, stderr=subprocess.STDOUT,
                                 stdin=subprocess.DEVNULL, env=self.env)
         logf.close()
+        # Reap it when it exits: stop.sh's `kill -0` sees a zombie child as alive and would wait
+        # its full 30 s for every respawned process.
+        threading.Thread(target=proc.wait, daemon=True).start()
         self.spawned.append(proc.pid)
         self.set_pid(name, proc.pid)
         return proc
@@ -360,28 +363,32 @@ class Writer(threading.Thread):
         while not self.stop_ev.is_set():
             t = time.monotonic()
             try:
-                self.one()
+                result = self.one()
             except Exception:  # noqa: BLE001 - a harness bug must not kill the thread
                 log("writer %d: %s" % (self.idx, traceback.format_exc()))
-            time.sleep(max(0.0, period - (time.monotonic() - t)))
+                result = None
+            # Back off after an unknown outcome: hammering a cluster without quorum only
+            # abandons objects (and weakens invariant 1) without testing anything more.
+            pause = 1.0 if result == "unknown" else period
+            time.sleep(max(0.0, pause - (time.monotonic() - t)))
 
     def one(self):
         r = self.rnd.random()
         svcs, pods = self.live["svc"], self.live["pod"]
         if len(svcs) < 5 or (r < 0.25 and len(svcs) < 30):
-            self.create_svc()
+            return self.create_svc()
         elif r < 0.45:
-            self.update("svc", self.rnd.choice(sorted(svcs)))
+            return self.update("svc", self.rnd.choice(sorted(svcs)))
         elif r < 0.6 or len(svcs) >= 30:
-            self.delete("svc", self.rnd.choice(sorted(svcs)))
+            return self.delete("svc", self.rnd.choice(sorted(svcs)))
         elif len(pods) < 20 and r < 0.8:
-            self.create_pod()
+            return self.create_pod()
         elif pods and r < 0.9:
-            self.update("pod", self.rnd.choice(sorted(pods)))
+            return self.update("pod", self.rnd.choice(sorted(pods)))
         elif pods:
-            self.delete("pod", self.rnd.choice(sorted(pods)))
+            return self.delete("pod", self.rnd.choice(sorted(pods)))
         else:
-            self.create_pod()
+            return self.create_pod()
 
     def call(self, kind, name, op, fn):
         rec = {"writer": self.idx, "kind": kind, "name": name, "op": op, "start": now()}
@@ -410,6 +417,7 @@ class Writer(threading.Thread):
             if result == "failed" and why in (404, 409) and op != "create":
                 rec["anomaly"] = True  # our own object, acked, only we write it
         self.rec.add(rec)
+        return rec["result"]
 
     def create_svc(self):
         self.n += 1
@@ -419,7 +427,7 @@ class Writer(threading.Thread):
                 "spec": {"type": "NodePort" if nodeport else "ClusterIP",
                          "selector": {"app": name},
                          "ports": [{"port": 80, "targetPort": 8080, "protocol": "TCP"}]}}
-        self.call("svc", name, "create", lambda: self.api.create_namespaced_service(
+        return self.call("svc", name, "create", lambda: self.api.create_namespaced_service(
             NS, body, _preload_content=False, _request_timeout=(3, 10)))
 
     def create_pod(self):
@@ -428,7 +436,7 @@ class Writer(threading.Thread):
         body = {"apiVersion": "v1", "kind": "Pod",
                 "metadata": {"name": name, "labels": {"app": "w%d" % self.idx}},
                 "spec": {"containers": [{"name": "c", "image": "x"}]}}
-        self.call("pod", name, "create", lambda: self.api.create_namespaced_pod(
+        return self.call("pod", name, "create", lambda: self.api.create_namespaced_pod(
             NS, body, _preload_content=False, _request_timeout=(3, 10)))
 
     def update(self, kind, name):
@@ -437,13 +445,13 @@ class Writer(threading.Thread):
         labels["gen"] = str(int(labels.get("gen", "0")) + 1)
         fn = self.api.replace_namespaced_service if kind == "svc" else \
             self.api.replace_namespaced_pod
-        self.call(kind, name, "update", lambda: fn(name, NS, obj, _preload_content=False,
+        return self.call(kind, name, "update", lambda: fn(name, NS, obj, _preload_content=False,
                                                    _request_timeout=(3, 10)))
 
     def delete(self, kind, name):
         fn = self.api.delete_namespaced_service if kind == "svc" else \
             self.api.delete_namespaced_pod
-        self.call(kind, name, "delete", lambda: fn(name, NS, _preload_content=False,
+        return self.call(kind, name, "delete", lambda: fn(name, NS, _preload_content=False,
                                                    _request_timeout=(3, 10)))
 
 
