@@ -69,7 +69,6 @@ import os
 import random
 import shutil
 import signal
-import socket
 import ssl
 import subprocess
 import sys
@@ -85,6 +84,8 @@ from kubernetes import client, config
 urllib3.disable_warnings()
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+sys.path.insert(0, os.path.join(ROOT, "test", "integration"))
+import harness  # noqa: E402  (free_run, shared with the integration tests)
 START = os.path.join(ROOT, "examples", "ha", "start.sh")
 STOP = os.path.join(ROOT, "examples", "ha", "stop.sh")
 SERVER_IPS = ["192.0.2.11", "192.0.2.12", "192.0.2.13"]
@@ -113,33 +114,13 @@ def log(msg):
 
 # --- the cluster ----------------------------------------------------------------------------
 
-def port_free(host, port):
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            s.bind((host, port))
-            return True
-        except OSError:
-            return False
-
-
-def free_run(n, hosts=("127.0.0.1",)):
-    """The first of `n` consecutive ports free on every host."""
-    rnd = random.Random()
-    for _ in range(500):
-        base = rnd.randrange(20000, 60000)
-        if all(port_free(h, base + k) for h in hosts for k in range(n)):
-            return base
-    raise RuntimeError("no run of %d free ports" % n)
-
-
 class Cluster:
     def __init__(self):
         self.dir = tempfile.mkdtemp(prefix="svcplane-faults-")
         self.env = dict(os.environ)
-        self.lb_port = free_run(1)
-        self.server_port = free_run(1, ("127.0.0.2", "127.0.0.3", "127.0.0.4"))
-        self.etcd_port = free_run(6)
+        self.lb_port = harness.free_run(1)
+        self.server_port = harness.free_run(1, ("127.0.0.2", "127.0.0.3", "127.0.0.4"))
+        self.etcd_port = harness.free_run(6)
         self.env.update({
             "SVCPLANE": SVCPLANE,
             "HA_LB_PORT": str(self.lb_port),

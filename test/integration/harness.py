@@ -9,6 +9,7 @@ import atexit
 import base64
 import json
 import os
+import random
 import shutil
 import signal
 import socket
@@ -42,6 +43,28 @@ def free_port():
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def port_free(host, port):
+    """True if `port` can be bound on `host` now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind((host, port))
+            return True
+        except OSError:
+            return False
+
+
+def free_run(n, hosts=("127.0.0.1",)):
+    """The first of `n` consecutive ports free on every host (several servers on 127.0.0.x
+    share one port number; etcd members take consecutive ones)."""
+    rnd = random.Random()
+    for _ in range(500):
+        base = rnd.randrange(20000, 60000)
+        if all(port_free(h, base + k) for h in hosts for k in range(n)):
+            return base
+    raise RuntimeError("no run of %d free ports" % n)
 
 
 def kubectl_path(version):

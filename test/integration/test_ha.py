@@ -16,7 +16,6 @@ import json
 import os
 import shutil
 import signal
-import socket
 import struct
 import subprocess
 import tempfile
@@ -34,26 +33,6 @@ KUBECTL = harness.kubectl_path("1.33")
 SERVER_IPS = ["192.0.2.11", "192.0.2.12", "192.0.2.13"]
 
 
-def port_free(host, port):
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            s.bind((host, port))
-            return True
-        except OSError:
-            return False
-
-
-def free_run(n, hosts=("127.0.0.1",)):
-    """The first of `n` consecutive ports free on every host."""
-    base = harness.free_port()
-    for _ in range(200):
-        if base + n < 65000 and all(port_free(h, base + k) for h in hosts for k in range(n)):
-            return base
-        base = harness.free_port()
-    raise RuntimeError("no run of %d free ports" % n)
-
-
 def identity_lease_name(hostname):
     data = struct.pack(">H", len(hostname)) + hostname.encode()
     data += struct.pack(">H", len("kube-apiserver")) + b"kube-apiserver"
@@ -68,9 +47,9 @@ class HaClusterTest(unittest.TestCase):
         cls.env = dict(os.environ)
         cls.env.update({
             "SVCPLANE": harness.SVCPLANE,
-            "HA_LB_PORT": str(free_run(1)),
-            "HA_SERVER_PORT": str(free_run(1, ("127.0.0.2", "127.0.0.3", "127.0.0.4"))),
-            "HA_ETCD_PORT": str(free_run(6)),
+            "HA_LB_PORT": str(harness.free_run(1)),
+            "HA_SERVER_PORT": str(harness.free_run(1, ("127.0.0.2", "127.0.0.3", "127.0.0.4"))),
+            "HA_ETCD_PORT": str(harness.free_run(6)),
             "HOME": cls.dir,
         })
         cls.env.pop("KUBECONFIG", None)
