@@ -421,7 +421,12 @@ TYPED_TEST_P(StoreConformance, ListThenWatchConvergesUnderConcurrentWrites) {
   for (auto& kv : list->items) state[kv.key] = {ValueOf(kv), kv.mod_revision};
   auto w = s.Watch("/inf/", list->revision, {.queue_capacity = 1'000'000});
   ASSERT_TRUE(w.ok()) << w.status().ToString();
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  // The writers run on until they have written enough after the list to prove something, at
+  // most 10 s: a fixed 100 ms left etcd under ASan on a loaded machine 4 writes past the list.
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (s.CurrentRevision() - list->revision <= 20 && std::chrono::steady_clock::now() < give_up) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
   stop = true;
   for (auto& t : writers) t.join();
   const Revision end = s.CurrentRevision();
