@@ -157,6 +157,10 @@ int RunServe(ServeFlags& f) {
     return 2;
   }
   const bool on_etcd = f.server.store == "etcd";
+  if (!on_etcd && !f.server.token.empty()) {
+    std::cerr << "svcplane: --token joins servers sharing etcd: it needs --store etcd\n";
+    return 2;
+  }
   if (on_etcd && f.leader_elect_option && f.leader_elect_option->count() == 0) {
     f.controllers.options.leader_election.leader_elect = true;
   }

@@ -319,6 +319,18 @@ class EtcdFlagsTest(unittest.TestCase):
             self.assertEqual(rc, 1, args)
             self.assertIn(reason, err, args)
 
+    def test_a_join_token_without_etcd_is_refused(self):
+        d = tempfile.mkdtemp(prefix="svcplane-etcdflags-")
+        try:
+            p = subprocess.run([harness.SVCPLANE, "serve", "--data-dir", d, "--listen",
+                                "127.0.0.1:%d" % harness.free_port(), "--token", "t"],
+                               capture_output=True, text=True, timeout=60)
+            self.assertEqual(p.returncode, 2)
+            self.assertIn("--token joins servers sharing etcd: it needs --store etcd", p.stderr)
+            self.assertFalse(os.path.exists(os.path.join(d, "kubeconfig")), "it started")
+        finally:
+            shutil.rmtree(d, ignore_errors=True)
+
     def test_unreachable_etcd_fails_the_start_within_the_read_deadline(self):
         url = "http://127.0.0.1:%d" % harness.free_port()  # nothing listens there
         start = time.monotonic()
