@@ -51,11 +51,11 @@ struct Options {
   std::vector<std::string> server_args;
   std::vector<std::string> stores = {"embedded", "etcd1", "etcd3"};
   std::vector<int> clients = {8, 64};
-  size_t creates = 10'000;      // per measured create phase
-  size_t list_pods = 100'000;   // Pods in the namespace before the LISTs
+  size_t creates = 10'000;     // per measured create phase
+  size_t list_pods = 100'000;  // Pods in the namespace before the LISTs
   std::vector<std::string> list_stores = {"embedded", "etcd1"};
   int lists = 5;
-  int fill_seconds = 240;       // the most spent creating Pods for the LISTs, per store
+  int fill_seconds = 240;  // the most spent creating Pods for the LISTs, per store
   int watchers = 10;
   size_t watch_events = 100;
   int watch_interval_ms = 20;
@@ -202,8 +202,8 @@ std::vector<double> TimeLists(const Endpoint& ep, const std::string& target, int
     ms.push_back(Ms(Clock::now() - t0));
     if (status != 200) throw std::runtime_error(fmt::format("LIST {}: {}", target, status));
     if (!head.starts_with(R"({"kind":"PodList")") || !tail.ends_with("]}")) {
-      throw std::runtime_error(fmt::format("LIST {}: not a whole PodList: {}...{}", target, head,
-                                           tail));
+      throw std::runtime_error(
+          fmt::format("LIST {}: not a whole PodList: {}...{}", target, head, tail));
     }
   }
   return ms;
@@ -219,8 +219,8 @@ std::pair<std::vector<double>, size_t> WatchDelay(const Endpoint& ep, const Opti
   std::vector<std::shared_ptr<apiserver::Watcher>> ws;
   const std::string target = fmt::format("/api/v1/namespaces/{}/pods?watch=true", ns);
   for (int i = 0; i < o.watchers; ++i) {
-    ws.push_back(std::make_shared<apiserver::Watcher>(ioc, *tls, ep, target, "wpod",
-                                                      o.watch_events, &ready, &failed));
+    ws.push_back(std::make_shared<apiserver::Watcher>(ioc, *tls, ep, target, "wpod", o.watch_events,
+                                                      &ready, &failed));
     ws.back()->Start();
   }
   auto guard = asio::make_work_guard(ioc);
@@ -282,9 +282,11 @@ bool RunStore(const Options& o, const std::string& store, Column& col) {
   std::vector<std::unique_ptr<EtcdProcess>> etcd;
   std::vector<pid_t> etcd_pids;
   std::unique_ptr<ei::EtcdClient> raw;
-  std::string value;              // a stored Pod's protobuf (etcd only)
+  std::string value;               // a stored Pod's protobuf (etcd only)
   std::map<int, double> raw_rate;  // etcd's Txn/s by callers
-  ServerOptions so{.binary = o.server, .extra_args = o.server_args, .keep_dir = o.keep,
+  ServerOptions so{.binary = o.server,
+                   .extra_args = o.server_args,
+                   .keep_dir = o.keep,
                    .dir_prefix = "svcplane-etcdbench"};
   if (store != "embedded") {
     const int members = store == "etcd3" ? 3 : 1;
@@ -397,8 +399,7 @@ bool RunStore(const Options& o, const std::string& store, Column& col) {
   if (Has(o.list_stores, store) && o.list_pods > 0) {
     if (next_pod < o.list_pods) {
       // In chunks, so that a slow store stops at the time budget with fewer Pods.
-      std::fprintf(stderr, "[%s] filling to %zu Pods, 64 clients...\n", store.c_str(),
-                   o.list_pods);
+      std::fprintf(stderr, "[%s] filling to %zu Pods, 64 clients...\n", store.c_str(), o.list_pods);
       const size_t from = next_pod;
       const auto f0 = Clock::now();
       const auto until = f0 + std::chrono::seconds(o.fill_seconds);
@@ -421,10 +422,8 @@ bool RunStore(const Options& o, const std::string& store, Column& col) {
     auto consistent = TimeLists(ep, base, o.lists, &bytes);
     const double c50 = Percentile(cached, 50), s50 = Percentile(consistent, 50);
     col["LIST: Pods listed"] = std::to_string(next_pod);
-    col["LIST all, cached (resourceVersion=0) p50 / p99"] =
-        P50P99(cached);
-    col["LIST all, consistent (no resourceVersion) p50 / p99"] =
-        P50P99(consistent);
+    col["LIST all, cached (resourceVersion=0) p50 / p99"] = P50P99(cached);
+    col["LIST all, consistent (no resourceVersion) p50 / p99"] = P50P99(consistent);
     col["  consistent / cached (p50)"] = fmt::format("{:.2f}", s50 / std::max(c50, 1e-9));
     col["  LIST body"] = fmt::format("{:.1f} MiB", static_cast<double>(bytes) / (1 << 20));
   }

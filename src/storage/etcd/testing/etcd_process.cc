@@ -100,8 +100,8 @@ Result<std::vector<std::unique_ptr<EtcdProcess>>> EtcdProcess::StartCluster(
     out.emplace_back(new EtcdProcess(options));
     SVC_RETURN_IF_ERROR(out.back()->Prepare());
     out.back()->name_ = "m" + std::to_string(i);
-    cluster += (i ? "," : "") + out.back()->name_ + "=http://127.0.0.1:" +
-               std::to_string(out.back()->peer_port_);
+    cluster += (i ? "," : "") + out.back()->name_ +
+               "=http://127.0.0.1:" + std::to_string(out.back()->peer_port_);
   }
   for (auto& m : out) {
     m->initial_cluster_ = cluster;
