@@ -22,36 +22,14 @@ import urllib.request
 from kubernetes import client
 
 import harness
+from protowire import parse
 
 Etcd = harness.Etcd
 
 
-def _varint(buf, i):
-    v = shift = 0
-    while True:
-        b = buf[i]
-        i += 1
-        v |= (b & 0x7F) << shift
-        if b < 0x80:
-            return v, i
-        shift += 7
-
-
 def _fields(buf):
     """{field number: value} of one message; length-delimited values as bytes."""
-    i, out = 0, {}
-    while i < len(buf):
-        key, i = _varint(buf, i)
-        num, wire_type = key >> 3, key & 7
-        if wire_type == 0:
-            v, i = _varint(buf, i)
-        elif wire_type == 2:
-            n, i = _varint(buf, i)
-            v, i = buf[i:i + n], i + n
-        else:
-            raise ValueError("unexpected wire type %d" % wire_type)
-        out[num] = v
-    return out
+    return {num: v for num, _, v in parse(buf)}
 
 
 def _put_varint(v):

@@ -14,6 +14,7 @@ import time
 import unittest
 
 import harness
+from protowire import parse
 
 V = "1.33"
 PB = "application/vnd.kubernetes.protobuf"
@@ -22,36 +23,6 @@ NS = "pb"
 
 # --- a minimal protobuf wire reader/writer (no protobuf package needed) -----------------------
 
-def read_varint(b, i):
-    r = s = 0
-    while True:
-        c = b[i]
-        i += 1
-        r |= (c & 0x7F) << s
-        s += 7
-        if c < 0x80:
-            return r, i
-
-
-def parse(b):
-    """[(field, wire_type, value)]: ints for varints, bytes otherwise."""
-    out, i = [], 0
-    while i < len(b):
-        key, i = read_varint(b, i)
-        f, wt = key >> 3, key & 7
-        if wt == 0:
-            v, i = read_varint(b, i)
-        elif wt == 2:
-            n, i = read_varint(b, i)
-            v, i = b[i:i + n], i + n
-        elif wt == 1:
-            v, i = b[i:i + 8], i + 8
-        elif wt == 5:
-            v, i = b[i:i + 4], i + 4
-        else:
-            raise ValueError("wire type %d" % wt)
-        out.append((f, wt, v))
-    return out
 
 
 def varint(n):
