@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "api/meta/fields.h"
 #include "api/meta/string_map.h"
 #include "api/validation/field_errors.h"
 #include "base/result.h"
@@ -117,13 +118,26 @@ struct LabelSelectorRequirement {
   std::string key;
   std::string op;
   std::vector<std::string> values;
+  bool operator==(const LabelSelectorRequirement&) const = default;
 };
+constexpr auto FieldsOf(meta::Tag<LabelSelectorRequirement>) {
+  using T = LabelSelectorRequirement;
+  return std::make_tuple(meta::F("key", &T::key, meta::kAlways, 1),
+                         meta::F("operator", &T::op, meta::kAlways, 2),
+                         meta::F("values", &T::values, meta::kOmitEmpty, 3));
+}
 
 // metav1.LabelSelector (matchLabels + matchExpressions).
 struct LabelSelectorSpec {
   meta::StringMap match_labels;
   std::vector<LabelSelectorRequirement> match_expressions;
+  bool operator==(const LabelSelectorSpec&) const = default;
 };
+constexpr auto FieldsOf(meta::Tag<LabelSelectorSpec>) {
+  using T = LabelSelectorSpec;
+  return std::make_tuple(meta::F("matchLabels", &T::match_labels, meta::kOmitEmpty, 1),
+                         meta::F("matchExpressions", &T::match_expressions, meta::kOmitEmpty, 2));
+}
 
 // metav1.LabelSelectorAsSelector: nullptr -> Nothing(); no labels and no expressions ->
 // Everything(); else matchLabels as "=" requirements plus the expressions. Unknown operators

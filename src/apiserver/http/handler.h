@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -18,10 +19,13 @@ namespace svcplane::apiserver::http {
 
 using Headers = std::vector<std::pair<std::string, std::string>>;
 
-// Who made the request, as the authenticator established it.
+// Who made the request, as the authenticator established it (k8s.io/apiserver user.Info).
 struct Identity {
   std::string user;
   std::vector<std::string> groups;
+  std::string uid;
+  std::map<std::string, std::vector<std::string>, std::less<>> extra;
+  bool operator==(const Identity&) const = default;
 };
 
 // The subject of a client certificate that verified against the server's client CA.
