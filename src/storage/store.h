@@ -66,6 +66,11 @@ class Store {
   // The latest value of `key`.
   virtual Result<KeyValue> Get(std::string_view key) = 0;
 
+  // The value of `key` as this server last saw it, possibly behind other servers' writes: for
+  // admission lookups that upstream answers from an informer (the namespace of a create). A
+  // store without a cache reads the latest value. NotFound only after a latest read agreed.
+  virtual Result<KeyValue> GetCached(std::string_view key) { return Get(key); }
+
   virtual Result<ListResult> List(const ListOptions& options) = 0;
 
   // Creates `key`; AlreadyExists if it exists. Returns the stored KeyValue with its revisions.

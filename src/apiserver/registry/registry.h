@@ -48,6 +48,14 @@ class Registry {
     return memo_.Materialize(*kv);
   }
 
+  // As Get, but from this server's cache when it holds the object (storage::Store::GetCached):
+  // for admission lookups, which upstream also answers from an informer.
+  Result<Object<T>> GetCached(std::string_view ns, std::string_view name) {
+    auto kv = ctx_.store->GetCached(Key(ns, name));
+    if (!kv.ok()) return MapStoreError<T>(kv.status(), name);
+    return memo_.Materialize(*kv);
+  }
+
   Result<ObjectList<T>> List(std::string_view ns, const ListQuery& q) {
     storage::ListOptions opts;
     opts.prefix = CollectionPrefix(info().storage_prefix, ns);

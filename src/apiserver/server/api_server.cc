@@ -125,8 +125,12 @@ class ApiServerImpl {
     collections.push_back(std::make_unique<CollectionFor<T>>(reg.get()));
   }
 
+  // NamespaceLifecycle admission. Upstream reads its namespace informer and looks the
+  // namespace up live only when the informer lacks it; the cache read is the same trade (a
+  // namespace that started terminating a moment ago on another server may still admit a
+  // create, which the namespace controller then deletes).
   Status CheckNamespace(std::string_view ns) {
-    auto got = namespaces->Get("", ns);
+    auto got = namespaces->GetCached("", ns);
     if (!got.ok()) {
       if (got.status().code() == Code::kNotFound) {
         return NotFoundError("namespaces \"" + std::string(ns) + "\" not found");

@@ -108,6 +108,15 @@ Result<KeyValue> CachedStore::Get(std::string_view key) {
   return map_.Get(key);
 }
 
+// No round trip for a key the cache holds; on etcd the consistent Get costs a linearizable
+// Range (a quorum read) per call, which on every create was most of etcd's work. A key the
+// cache lacks may have been created by another server a moment ago: ask the backend.
+Result<KeyValue> CachedStore::GetCached(std::string_view key) {
+  auto cached = map_.Get(key);
+  if (cached.ok() || cached.status().code() != Code::kNotFound) return cached;
+  return Get(key);
+}
+
 Result<ListResult> CachedStore::List(const ListOptions& options) {
   switch (options.match) {
     case RevisionMatch::kLatest:

@@ -41,6 +41,7 @@ class CachedStore final : public Store {
   ~CachedStore() override;
 
   Result<KeyValue> Get(std::string_view key) override;
+  Result<KeyValue> GetCached(std::string_view key) override;
   Result<ListResult> List(const ListOptions& options) override;
   Result<KeyValue> Create(std::string_view key, std::shared_ptr<const std::string> value) override;
   Result<KeyValue> Update(std::string_view key, std::shared_ptr<const std::string> value,

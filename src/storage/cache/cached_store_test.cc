@@ -75,10 +75,13 @@ class CountingStore final : public Store {
     return w;
   }
   Status Compact(Revision r) override { return inner_.Compact(r); }
-  Revision CurrentRevision() override { return inner_.CurrentRevision(); }
+  Revision CurrentRevision() override {
+    ++current_revisions;
+    return inner_.CurrentRevision();
+  }
   Revision CompactedRevision() override { return inner_.CompactedRevision(); }
 
-  std::atomic<int> lists{0}, watches{0};
+  std::atomic<int> lists{0}, watches{0}, current_revisions{0};
   WatchStream* last_watch = nullptr;
 
  private:
@@ -108,6 +111,27 @@ TEST(CachedStoreTest, ThousandWatchersShareOneUpstreamWatch) {
   const int lists_before = counting->lists.load();
   for (int i = 0; i < 10; ++i) ASSERT_TRUE(s.List({.prefix = "/svc/"}).ok());
   EXPECT_EQ(counting->lists.load(), lists_before) << "lists must be served from memory";
+}
+
+// GetCached answers from memory when the cache holds the key (no revision round trip: on etcd a
+// quorum read), and asks the backend when it does not: another server may have just created it.
+TEST(CachedStoreTest, GetCachedSkipsTheBackendOnlyForKeysItHolds) {
+  auto upstream = std::make_unique<CountingStore>();
+  CountingStore* counting = upstream.get();
+  auto cache = CachedStore::Open(std::move(upstream));
+  ASSERT_TRUE(cache.ok());
+  Store& s = **cache;
+  ASSERT_TRUE(s.Create("/ns/a", MakeValue("1")).ok());
+  ASSERT_TRUE(s.Get("/ns/a").ok());  // the cache has applied the create
+  const int before = counting->current_revisions.load();
+  for (int i = 0; i < 10; ++i) {
+    auto kv = s.GetCached("/ns/a");
+    ASSERT_TRUE(kv.ok());
+    EXPECT_EQ(*kv->value, "1");
+  }
+  EXPECT_EQ(counting->current_revisions.load(), before);
+  EXPECT_EQ(s.GetCached("/ns/missing").status().code(), Code::kNotFound);
+  EXPECT_GT(counting->current_revisions.load(), before) << "a miss must ask the backend";
 }
 
 TEST(CachedStoreTest, LostUpstreamWatchRelistsAndEndsCacheWatches) {

@@ -55,10 +55,13 @@ Status LostCas(TxnResponse& response, std::string_view key, Revision expected) {
                        std::to_string(expected));
 }
 
-// Txn{MOD(key)==expected ? success : Range{key}}: the revision it committed at, or
-// NotFound/Conflict from the failure branch.
-Result<Revision> CompareAndSwap(internal::EtcdClient& client, std::string_view key,
-                                Revision expected_mod_revision, internal::pb::RequestOp success) {
+// Txn{MOD(key)==expected ? success : Range{key}}: the response of the committed transaction, or
+// NotFound/Conflict from the failure branch. One round trip: the success op asks for prev_kv
+// where the caller needs the replaced value (what kube-apiserver's store does too), instead
+// of a quorum read before the transaction.
+Result<TxnResponse> CompareAndSwap(internal::EtcdClient& client, std::string_view key,
+                                   Revision expected_mod_revision,
+                                   internal::pb::RequestOp success) {
   TxnRequest txn;
   AddModEquals(txn, key, expected_mod_revision);
   *txn.add_success() = std::move(success);
@@ -66,7 +69,7 @@ Result<Revision> CompareAndSwap(internal::EtcdClient& client, std::string_view k
   auto response = client.Txn(txn, client.WriteDeadline());
   if (!response.ok()) return response.status();
   if (!response->succeeded()) return LostCas(*response, key, expected_mod_revision);
-  return response->header().revision();
+  return response;
 }
 
 Status CheckKey(std::string_view key) {
@@ -196,48 +199,57 @@ Result<KeyValue> EtcdStore::Create(std::string_view key, std::shared_ptr<const s
   return KeyValue{std::string(key), value ? std::move(value) : MakeValue(""), revision, revision};
 }
 
-Result<KeyValue> EtcdStore::GetExpecting(std::string_view key, Revision expected_mod_revision) {
-  auto current = Get(key);
+// MOD(key)==0 holds for an absent key, so a CAS expecting revision 0 would create it. No live
+// key has mod revision 0: the answer is NotFound or Conflict, as the other stores give.
+Status NoKeyAtRevisionZero(EtcdStore& store, std::string_view key) {
+  auto current = store.Get(key);
   if (!current.ok()) return current.status();
-  if (current->mod_revision != expected_mod_revision) {
-    return ConflictError("key \"" + std::string(key) + "\" is at revision " +
-                         std::to_string(current->mod_revision) + ", not " +
-                         std::to_string(expected_mod_revision));
-  }
-  return current;
+  return ConflictError("key \"" + std::string(key) + "\" is at revision " +
+                       std::to_string(current->mod_revision) + ", not 0");
 }
 
 Result<KeyValue> EtcdStore::Update(std::string_view key, std::shared_ptr<const std::string> value,
                                    Revision expected_mod_revision) {
+  SVC_RETURN_IF_ERROR(CheckKey(key));
+  if (expected_mod_revision == 0) return NoKeyAtRevisionZero(*this, key);
   auto stored = Encoded(key, value);
   if (!stored.ok()) return stored.status();
-  auto current = GetExpecting(key, expected_mod_revision);
-  if (!current.ok()) return current.status();
   auto lease = LeaseFor(key);
   if (!lease.ok()) return lease.status();
   internal::pb::RequestOp put;
   put.mutable_request_put()->set_key(std::string(key));
   if (*stored) put.mutable_request_put()->set_value(**stored);
   put.mutable_request_put()->set_lease(*lease);
-  auto revision = CompareAndSwap(*client_, key, expected_mod_revision, std::move(put));
-  if (!revision.ok()) return revision.status();
-  NoteRevision(*revision);
-  // The key still had expected_mod_revision, so it is the life that Get saw.
+  put.mutable_request_put()->set_prev_kv(true);  // for the create revision
+  auto response = CompareAndSwap(*client_, key, expected_mod_revision, std::move(put));
+  if (!response.ok()) return response.status();
+  const Revision revision = response->header().revision();
+  NoteRevision(revision);
+  const auto& put_response = response->responses(0).response_put();
+  if (!put_response.has_prev_kv()) {
+    return InternalError("etcd returned no previous value for \"" + std::string(key) + "\"");
+  }
   return KeyValue{std::string(key), value ? std::move(value) : MakeValue(""),
-                  current->create_revision, *revision};
+                  put_response.prev_kv().create_revision(), revision};
 }
 
 Result<KeyValue> EtcdStore::Delete(std::string_view key, Revision expected_mod_revision) {
-  auto current = GetExpecting(key, expected_mod_revision);
-  if (!current.ok()) return current.status();
+  SVC_RETURN_IF_ERROR(CheckKey(key));
+  if (expected_mod_revision == 0) return NoKeyAtRevisionZero(*this, key);
   internal::pb::RequestOp del;
   del.mutable_request_delete_range()->set_key(std::string(key));
-  auto revision = CompareAndSwap(*client_, key, expected_mod_revision, std::move(del));
-  if (!revision.ok()) return revision.status();
-  NoteRevision(*revision);
-  // Same mod revision, same value: what Get returned is what was deleted.
-  KeyValue deleted = std::move(*current);
-  deleted.mod_revision = *revision;
+  del.mutable_request_delete_range()->set_prev_kv(true);  // the deleted value, for the event
+  auto response = CompareAndSwap(*client_, key, expected_mod_revision, std::move(del));
+  if (!response.ok()) return response.status();
+  const Revision revision = response->header().revision();
+  NoteRevision(revision);
+  auto* deleted_range = response->mutable_responses(0)->mutable_response_delete_range();
+  if (deleted_range->prev_kvs_size() == 0) {
+    return InternalError("etcd returned no deleted value for \"" + std::string(key) + "\"");
+  }
+  auto deleted = Decoded(TakeKeyValue(*deleted_range->mutable_prev_kvs(0)));
+  if (!deleted.ok()) return deleted.status();
+  deleted->mod_revision = revision;
   return deleted;
 }
 

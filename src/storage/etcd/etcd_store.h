@@ -119,8 +119,6 @@ class EtcdStore final : public Store {
  private:
   EtcdStore(EtcdStoreOptions options, std::unique_ptr<internal::EtcdClient> client);
 
-  // The read Update and Delete start from: the key, if still at expected_mod_revision.
-  Result<KeyValue> GetExpecting(std::string_view key, Revision expected_mod_revision);
   // The current-revision read of spec §1.2: a linearizable Range of probe_key.
   Result<Revision> ReadCurrentRevision();
   // Waits until etcd's revision reaches `revision` (polling), then Timeout.
