@@ -63,6 +63,9 @@ CLI::App* AddServeCommand(CLI::App& app, ServeFlags& f) {
   serve->add_option("--etcd-servers", s.etcd_servers,
                     "--store etcd: etcd endpoints, comma-separated http://, https:// or unix:// "
                     "URLs");
+  serve->add_option("--etcd-servers-overrides", s.etcd_servers_overrides,
+                    "--store etcd: per-resource etcd servers, \"group/resource#url;url\" "
+                    "(only \"/events#...\": Events in a separate etcd cluster)");
   serve->add_option("--etcd-prefix", s.etcd_prefix, "prefix of every key in etcd")
       ->capture_default_str();
   serve->add_option("--etcd-cafile", s.etcd_cafile, "CA bundle for https:// etcd endpoints");
@@ -159,6 +162,11 @@ int RunServe(ServeFlags& f) {
   const bool on_etcd = f.server.store == "etcd";
   if (!on_etcd && !f.server.token.empty()) {
     std::cerr << "svcplane: --token joins servers sharing etcd: it needs --store etcd\n";
+    return 2;
+  }
+  if (!on_etcd && !f.server.etcd_servers_overrides.empty()) {
+    std::cerr << "svcplane: --etcd-servers-overrides moves Events to other etcd servers: it "
+                 "needs --store etcd\n";
     return 2;
   }
   if (on_etcd && f.leader_elect_option && f.leader_elect_option->count() == 0) {

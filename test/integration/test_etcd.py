@@ -19,7 +19,7 @@ import time
 import unittest
 import urllib.request
 
-from kubernetes import client
+from kubernetes import client, watch
 
 import harness
 from protowire import parse
@@ -271,6 +271,66 @@ class EtcdStoreTest(unittest.TestCase):
             self.assertEqual(stored.get(name), want, name)
 
 
+class EventsOverrideTest(unittest.TestCase):
+    """--etcd-servers-overrides=/events#URL: Events live in their own etcd (kube-apiserver's
+    usual split), everything else in the main one; both are health-checked."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.main, cls.events = Etcd(), Etcd()
+        try:
+            cls.srv = harness.Server(
+                ["--store", "etcd", "--etcd-servers", cls.main.url, "--leader-elect=false",
+                 "--shutdown-delay-duration", "0s",
+                 "--etcd-servers-overrides", "/events#" + cls.events.url])
+            cls.srv.start()
+        except BaseException:
+            cls.main.cleanup()
+            cls.events.cleanup()
+            raise
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.srv.cleanup()
+        cls.main.cleanup()
+        cls.events.cleanup()
+
+    def test_events_are_stored_in_the_override_etcd_and_served_as_usual(self):
+        core = client.CoreV1Api(self.srv.api_client())
+        ns = "split"
+        core.create_namespace(client.V1Namespace(metadata=client.V1ObjectMeta(name=ns)))
+        pod = client.V1Pod(metadata=client.V1ObjectMeta(name="p"), spec=client.V1PodSpec(
+            containers=[client.V1Container(name="c", image="nginx")]))
+        core.create_namespaced_pod(ns, pod)
+        event = client.CoreV1Event(
+            metadata=client.V1ObjectMeta(name="e1"), reason="Tested", message="hello",
+            involved_object=client.V1ObjectReference(kind="Pod", name="p", namespace=ns))
+        core.create_namespaced_event(ns, event)
+
+        self.assertIsNotNone(self.events.get("/registry/events/split/e1"))
+        self.assertIsNone(self.main.get("/registry/events/split/e1"))
+        self.assertIsNotNone(self.main.get("/registry/pods/split/p"))
+        self.assertIsNone(self.events.get("/registry/pods/split/p"))
+
+        got = self.srv.kubectl_json("1.33", "get", "events", "-n", ns)
+        self.assertEqual([e["metadata"]["name"] for e in got["items"]], ["e1"])
+        # A watch from the list's resourceVersion sees the next Event (revisions of the events
+        # etcd, as kube-apiserver's resourceVersions of overridden resources are).
+        rv = core.list_namespaced_event(ns).metadata.resource_version
+        core.create_namespaced_event(ns, client.CoreV1Event(
+            metadata=client.V1ObjectMeta(name="e2"), reason="Tested", message="again",
+            involved_object=client.V1ObjectReference(kind="Pod", name="p", namespace=ns)))
+        w = watch.Watch()
+        seen = [e["object"].metadata.name
+                for e in w.stream(core.list_namespaced_event, ns, resource_version=rv,
+                                  timeout_seconds=5)]
+        self.assertIn("e2", seen)
+
+        ready = self.srv.kubectl("1.33", "get", "--raw", "/readyz?verbose").stdout
+        self.assertIn("[+]etcd ok", ready)
+        self.assertIn("[+]etcd-override-0 ok", ready)
+
+
 class EtcdFlagsTest(unittest.TestCase):
     """A server that cannot have its etcd says why and exits, rather than serving or hanging."""
 
@@ -291,6 +351,12 @@ class EtcdFlagsTest(unittest.TestCase):
             (("--etcd-servers", "ftp://127.0.0.1:2379"), "must start with http://, https://"),
             (("--etcd-servers", "http://127.0.0.1:2379", "--etcd-prefix", "/other"),
              "--etcd-prefix /other is not supported yet"),
+            (("--etcd-servers", "http://127.0.0.1:2379",
+              "--etcd-servers-overrides", "/pods#http://127.0.0.1:2479"),
+             'only core Events ("/events#...") may use other etcd servers, not "/pods"'),
+            (("--etcd-servers", "http://127.0.0.1:2379",
+              "--etcd-servers-overrides", "/events"),
+             '"/events" is not group/resource#servers'),
         ]
         for args, reason in cases:
             rc, err = self.serve(*args)

@@ -64,8 +64,12 @@ class ApiServerImpl {
   pki::Pki pki;
   MetricsRegistry metrics;  // before the store, which counts into it until it closes
   std::unique_ptr<storage::Store> store;
-  std::shared_ptr<void> store_companions;  // declared after the store: they stop first
+  // --etcd-servers-overrides=/events#...: where Events live (null: `store`).
+  std::unique_ptr<storage::Store> events_store;
+  // Declared after the stores: they stop first.
+  std::shared_ptr<void> store_companions;
   std::shared_ptr<StoreHealthProbe> store_health;
+  std::shared_ptr<StoreHealthProbe> events_store_health;
   bool store_suspends_requests = false;
   registry::RegistryContext ctx;
   std::unique_ptr<registry::Registry<Namespace>> namespaces;
@@ -118,8 +122,10 @@ class ApiServerImpl {
   }
 
   template <typename T>
-  void Serve(std::unique_ptr<registry::Registry<T>>& reg) {
-    reg = std::make_unique<registry::Registry<T>>(ctx);
+  void Serve(std::unique_ptr<registry::Registry<T>>& reg, storage::Store* own_store = nullptr) {
+    registry::RegistryContext reg_ctx = ctx;
+    if (own_store) reg_ctx.store = own_store;
+    reg = std::make_unique<registry::Registry<T>>(std::move(reg_ctx));
     router->Add(reg->info().group, reg->info().resource,
                 std::make_unique<rest::ResourceHandler<T>>(reg.get(), hub.get()));
     collections.push_back(std::make_unique<CollectionFor<T>>(reg.get()));
@@ -299,6 +305,8 @@ Result<std::unique_ptr<ApiServer>> ApiServer::Start(const ApiServerOptions& opti
   impl->store_companions = std::move(opened->companions);
   impl->store_suspends_requests = opened->suspends_requests;
   impl->store_health = std::move(opened->health);
+  impl->events_store = std::move(opened->events_store);
+  impl->events_store_health = std::move(opened->events_health);
 
   // The store first: a server joining a cluster gets its CA from there.
   std::optional<pki::ClusterSecrets> cluster;
@@ -354,7 +362,7 @@ Result<std::unique_ptr<ApiServer>> ApiServer::Start(const ApiServerOptions& opti
   impl->Serve(impl->pods);
   impl->Serve(impl->nodes);
   impl->Serve(impl->endpoints);
-  impl->Serve(impl->events);
+  impl->Serve(impl->events, impl->events_store.get());
   // On etcd, Events are written with a lease and etcd deletes them (open_store.cc).
   if (options.event_ttl > Duration::zero() && options.store != "etcd") {
     impl->event_ttl = std::make_unique<registry::EventTtl>(impl->events.get(), RealClock::Get(),
@@ -399,8 +407,11 @@ Result<std::unique_ptr<ApiServer>> ApiServer::Start(const ApiServerOptions& opti
   }
   ho.build_pieces_ahead = options.build_pieces_ahead;
   if (impl->store_health) {
-    ho.health_checks = [probe = impl->store_health](std::string_view) {
-      return std::vector<http::HealthCheck>{probe->Check()};
+    ho.health_checks = [probe = impl->store_health,
+                        events = impl->events_store_health](std::string_view) {
+      std::vector<http::HealthCheck> checks{probe->Check()};
+      if (events) checks.push_back(events->Check());
+      return checks;
     };
   }
   ho.cert_pem = impl->pki.serving_cert_pem;

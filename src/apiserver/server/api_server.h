@@ -23,6 +23,10 @@ struct ApiServerOptions {
   std::string etcd_cafile;
   std::string etcd_certfile;
   std::string etcd_keyfile;
+  // kube-apiserver's per-resource etcd: "group/resource#url;url,...". Only core Events
+  // ("/events#...") may move, as kube-apiserver's usual use: their write rate then costs the main
+  // etcd nothing (each server also watches them there, not in the main keyspace).
+  std::string etcd_servers_overrides;
   // How often this server takes its turn at compacting etcd's history (0: never).
   Duration etcd_compaction_interval = std::chrono::minutes(5);
   // --store etcd: the join token. The first server seals the cluster's CA and admin token with

@@ -34,8 +34,9 @@ Result<OpenedStore> OpenEmbedded(const ApiServerOptions& options) {
 }
 
 Result<std::unique_ptr<storage::etcd::EtcdStore>> OpenEtcdStore(const ApiServerOptions& options,
-                                                                MetricsRegistry* metrics) {
-  if (options.etcd_servers.empty()) {
+                                                                MetricsRegistry* metrics,
+                                                                const std::string& endpoints) {
+  if (endpoints.empty()) {
     return BadRequestError("--store etcd needs --etcd-servers (comma-separated URLs)");
   }
   // Our keys are kube's under the default prefix; another one would need every key rewritten.
@@ -45,7 +46,7 @@ Result<std::unique_ptr<storage::etcd::EtcdStore>> OpenEtcdStore(const ApiServerO
                            "\"/registry\"");
   }
   storage::etcd::EtcdStoreOptions eo;
-  eo.client.endpoints = options.etcd_servers;
+  eo.client.endpoints = endpoints;
   eo.client.ca_file = options.etcd_cafile;
   eo.client.cert_file = options.etcd_certfile;
   eo.client.key_file = options.etcd_keyfile;
@@ -66,11 +67,16 @@ Result<std::unique_ptr<storage::etcd::EtcdStore>> OpenEtcdStore(const ApiServerO
   return storage::etcd::EtcdStore::Open(std::move(eo));
 }
 
-// etcd, as kube-apiserver uses it: the same keys and protobuf values (so either can read what
-// the other wrote), one watch cache per server over a single whole-keyspace watch, and the
-// shared compaction protocol. Its calls block their thread, so requests run on the workers.
-Result<OpenedStore> OpenEtcd(const ApiServerOptions& options, MetricsRegistry* metrics) {
-  auto etcd = OpenEtcdStore(options, metrics);
+// One etcd cluster behind its watch cache, with its compactor and health probe.
+struct CachedEtcd {
+  std::unique_ptr<storage::Store> store;
+  std::shared_ptr<storage::etcd::Compactor> compactor;
+  std::shared_ptr<StoreHealthProbe> health;
+};
+
+Result<CachedEtcd> OpenCachedEtcd(const ApiServerOptions& options, MetricsRegistry* metrics,
+                                  const std::string& endpoints, const std::string& check_name) {
+  auto etcd = OpenEtcdStore(options, metrics, endpoints);
   if (!etcd.ok()) return etcd.status();
   storage::etcd::EtcdStore& raw = **etcd;
 
@@ -82,20 +88,44 @@ Result<OpenedStore> OpenEtcd(const ApiServerOptions& options, MetricsRegistry* m
   auto cached = storage::cache::CachedStore::Open(std::move(*etcd), co);
   if (!cached.ok()) {
     return Status(cached.status().code(),
-                  "etcd at " + options.etcd_servers + ": " + cached.status().message());
+                  "etcd at " + endpoints + ": " + cached.status().message());
   }
-  std::shared_ptr<storage::etcd::Compactor> compactor;
+  CachedEtcd out;
   if (options.etcd_compaction_interval > Duration::zero()) {
-    compactor = std::make_shared<storage::etcd::Compactor>(raw);
-    compactor->Start(
+    out.compactor = std::make_shared<storage::etcd::Compactor>(raw);
+    out.compactor->Start(
         std::chrono::duration_cast<std::chrono::milliseconds>(options.etcd_compaction_interval));
   }
   // kube-apiserver's probe: a linearizable read with a 2 s timeout, at most once a second.
-  auto health = std::make_shared<StoreHealthProbe>(
-      "etcd", [&raw] { return raw.CheckHealth(std::chrono::seconds(2)); }, std::chrono::seconds(1),
-      "etcd client connection not yet established");
-  return OpenedStore{
-      .store = std::move(*cached), .companions = std::move(compactor), .health = std::move(health)};
+  out.health = std::make_shared<StoreHealthProbe>(
+      check_name, [&raw] { return raw.CheckHealth(std::chrono::seconds(2)); },
+      std::chrono::seconds(1), "etcd client connection not yet established");
+  out.store = std::move(*cached);
+  return out;
+}
+
+// etcd, as kube-apiserver uses it: the same keys and protobuf values (so either can read what
+// the other wrote), one watch cache per server over a single whole-keyspace watch, and the
+// shared compaction protocol. Its calls block their thread, so requests run on the workers.
+Result<OpenedStore> OpenEtcd(const ApiServerOptions& options, MetricsRegistry* metrics) {
+  auto events_servers = EventsEtcdServers(options.etcd_servers_overrides);
+  if (!events_servers.ok()) return events_servers.status();
+  auto main = OpenCachedEtcd(options, metrics, options.etcd_servers, "etcd");
+  if (!main.ok()) return main.status();
+  OpenedStore opened{.store = std::move(main->store),
+                     .companions = main->compactor,
+                     .health = std::move(main->health)};
+  if (!events_servers->empty()) {
+    // kube-apiserver names the check of each distinct override set etcd-override-<index>.
+    auto events = OpenCachedEtcd(options, metrics, *events_servers, "etcd-override-0");
+    if (!events.ok()) return events.status();
+    opened.events_store = std::move(events->store);
+    opened.events_health = std::move(events->health);
+    opened.companions = std::make_shared<std::pair<std::shared_ptr<storage::etcd::Compactor>,
+                                                   std::shared_ptr<storage::etcd::Compactor>>>(
+        main->compactor, events->compactor);
+  }
+  return opened;
 }
 
 }  // namespace
@@ -104,9 +134,35 @@ std::string EmbeddedStorePath(const std::string& data_dir) {
   return (std::filesystem::path(data_dir) / "store").string();
 }
 
+Result<std::string> EventsEtcdServers(std::string_view overrides) {
+  std::string events;
+  while (!overrides.empty()) {
+    const size_t comma = overrides.find(',');
+    std::string_view entry = overrides.substr(0, comma);
+    overrides = comma == std::string_view::npos ? "" : overrides.substr(comma + 1);
+    const size_t hash = entry.find('#');
+    if (hash == std::string_view::npos || hash + 1 == entry.size()) {
+      return BadRequestError("--etcd-servers-overrides: \"" + std::string(entry) +
+                             "\" is not group/resource#servers");
+    }
+    std::string_view resource = entry.substr(0, hash);
+    if (resource != "/events") {
+      return BadRequestError(
+          "--etcd-servers-overrides: only core Events (\"/events#...\") may "
+          "use other etcd servers, not \"" +
+          std::string(resource) + "\"");
+    }
+    // Servers are ';'-separated there, ',' in --etcd-servers.
+    std::string servers(entry.substr(hash + 1));
+    std::replace(servers.begin(), servers.end(), ';', ',');
+    events = std::move(servers);
+  }
+  return events;
+}
+
 Result<std::unique_ptr<storage::Store>> OpenEtcdBackend(const ApiServerOptions& options,
                                                         MetricsRegistry* metrics) {
-  auto etcd = OpenEtcdStore(options, metrics);
+  auto etcd = OpenEtcdStore(options, metrics, options.etcd_servers);
   if (!etcd.ok()) return etcd.status();
   return std::unique_ptr<storage::Store>(std::move(*etcd));
 }

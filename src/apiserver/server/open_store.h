@@ -25,7 +25,15 @@ struct OpenedStore {
   // The store's check for /livez and /readyz (etcd: "etcd"); null when the store needs none.
   // Stops before the store.
   std::shared_ptr<StoreHealthProbe> health;
+  // --etcd-servers-overrides=/events#...: the store core Events live in (null: `store`), with
+  // its own watch cache, compactor (in companions) and health check ("etcd-override-0").
+  std::unique_ptr<storage::Store> events_store;
+  std::shared_ptr<StoreHealthProbe> events_health;
 };
+
+// The endpoints --etcd-servers-overrides gives core Events ("" when it names none), or
+// BadRequest for a malformed value or a resource other than core Events.
+Result<std::string> EventsEtcdServers(std::string_view overrides);
 
 Result<OpenedStore> OpenStore(const ApiServerOptions& options, MetricsRegistry* metrics);
 
