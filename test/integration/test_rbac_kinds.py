@@ -117,6 +117,13 @@ class RbacKindsTest(unittest.TestCase):
         self.assertEqual(lines[0].split(), ["NAME", "CREATED", "AT"])
         self.assertTrue(lines[1].startswith("agg-" + sfx + " "))
 
+        # describe reads them through kubectl's typed client.
+        out = self.kubectl(v, "describe", "rolebinding", "rb", "-n", ns).stdout
+        self.assertRegex(out, r"Role:\n  Kind:  ClusterRole\n  Name:  view\n")
+        self.assertRegex(out, r"ServiceAccount\s+sa\s+" + ns)
+        out = self.kubectl(v, "describe", "role", "r", "-n", ns).stdout
+        self.assertRegex(out, r"pods\s+\[\]\s+\[\]\s+\[get list\]")
+
         # -o yaml round trip: replace with what get printed changes nothing but the version.
         for kind, name, ns_args in (("role", "r", ["-n", ns]), ("rolebinding", "rb", ["-n", ns]),
                                     ("clusterrole", "agg-" + sfx, []),
@@ -292,6 +299,17 @@ class RbacKindsTest(unittest.TestCase):
         self.assertIn("aggregationRule.clusterRoleSelectors: Required value: at least one "
                       "clusterRoleSelector required if aggregationRule is non-nil",
                       body["message"])
+
+    def test_namespace_deletion_removes_roles_and_bindings(self):
+        self.kubectl("1.33", "create", "namespace", "doomed")
+        self.kubectl("1.33", "create", "role", "r", "--verb=get", "--resource=pods",
+                     "-n", "doomed")
+        self.kubectl("1.33", "create", "rolebinding", "rb", "--role=r", "--user=jane",
+                     "-n", "doomed")
+        self.kubectl("1.33", "delete", "namespace", "doomed", "--timeout=30s")
+        for res in ("roles", "rolebindings"):
+            r = self.raw("GET", BASE + "/namespaces/doomed/" + res)
+            self.assertEqual(json.loads(r.data)["items"], [], res)
 
     def test_create_on_update(self):
         # RBAC strategies allow create on update: PUT of a missing object creates it.
