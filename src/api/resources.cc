@@ -108,6 +108,55 @@ std::vector<ResourceInfo> MakeResources() {
                {},
                {},
                "/registry/endpointslices"});
+  // pkg/registry/rbac/*/storage: the store's key prefix is the resource name.
+  r.push_back({"rbac.authorization.k8s.io",
+               "v1",
+               "clusterrolebindings",
+               "clusterrolebinding",
+               "ClusterRoleBinding",
+               "ClusterRoleBindingList",
+               false,
+               kAllVerbs,
+               {},
+               {},
+               {},
+               "/registry/clusterrolebindings"});
+  r.push_back({"rbac.authorization.k8s.io",
+               "v1",
+               "clusterroles",
+               "clusterrole",
+               "ClusterRole",
+               "ClusterRoleList",
+               false,
+               kAllVerbs,
+               {},
+               {},
+               {},
+               "/registry/clusterroles"});
+  r.push_back({"rbac.authorization.k8s.io",
+               "v1",
+               "rolebindings",
+               "rolebinding",
+               "RoleBinding",
+               "RoleBindingList",
+               true,
+               kAllVerbs,
+               {},
+               {},
+               {},
+               "/registry/rolebindings"});
+  r.push_back({"rbac.authorization.k8s.io",
+               "v1",
+               "roles",
+               "role",
+               "Role",
+               "RoleList",
+               true,
+               kAllVerbs,
+               {},
+               {},
+               {},
+               "/registry/roles"});
   return r;
 }
 
@@ -144,6 +193,8 @@ const ResourceInfo* FindResourceByKind(std::string_view kind) {
   return nullptr;
 }
 
-std::vector<std::string_view> ApiGroups() { return {"coordination.k8s.io", "discovery.k8s.io"}; }
+std::vector<std::string_view> ApiGroups() {
+  return {"coordination.k8s.io", "discovery.k8s.io", "rbac.authorization.k8s.io"};
+}
 
 }  // namespace svcplane::api

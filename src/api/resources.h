@@ -42,7 +42,8 @@ const ResourceInfo* FindResource(std::string_view group, std::string_view resour
 // Lookup by Kind (all our kinds have unique names); nullptr if unknown.
 const ResourceInfo* FindResourceByKind(std::string_view kind);
 
-// The API groups other than core, in discovery order: "coordination.k8s.io", "discovery.k8s.io".
+// The API groups other than core, in discovery order: "coordination.k8s.io", "discovery.k8s.io",
+// "rbac.authorization.k8s.io".
 std::vector<std::string_view> ApiGroups();
 
 }  // namespace svcplane::api

@@ -13,6 +13,7 @@
 #include "api/discovery/v1/endpoint_slice.h"
 #include "api/meta/list.h"
 #include "api/meta/types.h"
+#include "api/rbac/v1/rbac.h"
 
 namespace svcplane::api {
 
@@ -24,5 +25,9 @@ using EndpointsList = meta::List<core::v1::Endpoints>;
 using EventList = meta::List<core::v1::Event>;
 using EndpointSliceList = meta::List<discovery::v1::EndpointSlice>;
 using LeaseList = meta::List<coordination::v1::Lease>;
+using RoleList = meta::List<rbac::v1::Role>;
+using ClusterRoleList = meta::List<rbac::v1::ClusterRole>;
+using RoleBindingList = meta::List<rbac::v1::RoleBinding>;
+using ClusterRoleBindingList = meta::List<rbac::v1::ClusterRoleBinding>;
 
 }  // namespace svcplane::api

@@ -5,6 +5,7 @@
 #include <mutex>
 #include <stop_token>
 
+#include "controllers/clusterroleaggregation/controller.h"
 #include "controllers/endpoints/controller.h"
 #include "controllers/endpointslice/controller.h"
 #include "controllers/endpointslice/recorder_event_sink.h"
@@ -76,6 +77,19 @@ Status StartMirroringController(manager::ControllerContext& ctx) {
       ctx, "endpointslicemirroring-controller", controllers::mirroring::kEventComponent, opts);
 }
 
+// Two threads: one lists and watches ClusterRoles, one writes the aggregated rules.
+Status StartClusterRoleAggregationController(manager::ControllerContext& ctx) {
+  namespace agg = controllers::clusterroleaggregation;
+  auto controller =
+      std::make_shared<agg::AggregationController>(ctx.client.ClusterRoles(), ctx.clock);
+  ctx.keep_alive(controller);
+  ctx.spawn(std::string(agg::kControllerName) + "-watch",
+            [controller](std::stop_token stop) { controller->Watch(stop); });
+  ctx.spawn(std::string(agg::kControllerName),
+            [controller](std::stop_token stop) { controller->Work(stop); });
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status RegisterControllers(manager::ControllerRegistry& registry) {
@@ -89,6 +103,13 @@ Status RegisterControllers(manager::ControllerRegistry& registry) {
                                          StartMirroringController,
                                          false,
                                          {"endpointslicemirroring"}}));
+  // On by default, as in kube-controller-manager: the bootstrap admin/edit/view roles are
+  // empty until it runs.
+  SVC_RETURN_IF_ERROR(
+      registry.Register({std::string(controllers::clusterroleaggregation::kControllerName),
+                         StartClusterRoleAggregationController,
+                         false,
+                         {"clusterrole-aggregation"}}));
   return Status::Ok();
 }
 

@@ -104,6 +104,20 @@ TEST(GoldenTest, EndpointSliceWithHints) {
   EXPECT_EQ(slice.metadata.rest->generation, 3);
 }
 
+TEST(GoldenTest, RbacKinds) {
+  auto role = RoundTrip<rbac::v1::Role>("role.json");
+  EXPECT_EQ(role.rules.at(0).resource_names, std::vector<std::string>{"p1"});
+  auto view = RoundTrip<rbac::v1::ClusterRole>("clusterrole_aggregated.json");
+  ASSERT_TRUE(view.aggregation_rule.has_value());
+  EXPECT_EQ(view.aggregation_rule->cluster_role_selectors.at(1).match_expressions.at(0).op, "In");
+  EXPECT_EQ(view.rules.at(1).non_resource_urls.at(1), "/healthz/*");
+  auto rb = RoundTrip<rbac::v1::RoleBinding>("rolebinding.json");
+  EXPECT_EQ(rb.subjects.at(2).ns, "demo");
+  EXPECT_EQ(rb.role_ref.name, "view");
+  auto crb = RoundTrip<rbac::v1::ClusterRoleBinding>("clusterrolebinding.json");
+  EXPECT_EQ(crb.subjects.at(0).kind, "ServiceAccount");
+}
+
 TEST(GoldenTest, LeaseWithMicroTime) {
   auto lease = RoundTrip<coordination::v1::Lease>("lease.json");
   EXPECT_EQ(lease.spec.lease_duration_seconds, 15);

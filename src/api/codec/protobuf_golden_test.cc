@@ -68,6 +68,12 @@ TEST(ProtobufGoldenTest, EndpointSlice) {
   ProtobufRoundTrip<discovery::v1::EndpointSlice>("endpointslice_hints.json");
 }
 TEST(ProtobufGoldenTest, Lease) { ProtobufRoundTrip<coordination::v1::Lease>("lease.json"); }
+TEST(ProtobufGoldenTest, Rbac) {
+  ProtobufRoundTrip<rbac::v1::Role>("role.json");
+  ProtobufRoundTrip<rbac::v1::ClusterRole>("clusterrole_aggregated.json");
+  ProtobufRoundTrip<rbac::v1::RoleBinding>("rolebinding.json");
+  ProtobufRoundTrip<rbac::v1::ClusterRoleBinding>("clusterrolebinding.json");
+}
 
 }  // namespace
 }  // namespace svcplane::api::codec

@@ -66,6 +66,10 @@ TEST(ProtobufSchemaTest, EveryModelledFieldNumberMatchesUpstream) {
   CheckKind<core::v1::Event>();
   CheckKind<discovery::v1::EndpointSlice>();
   CheckKind<coordination::v1::Lease>();
+  CheckKind<rbac::v1::Role>();
+  CheckKind<rbac::v1::ClusterRole>();
+  CheckKind<rbac::v1::RoleBinding>();
+  CheckKind<rbac::v1::ClusterRoleBinding>();
   std::set<std::string> seen;
   CheckNumbers<meta::StatusObject>(&seen);
   CheckNumbers<core::v1::Binding>(&seen);

@@ -20,6 +20,10 @@ enum FieldFlags : uint32_t {
   kOmitEmpty = 1u << 0,  // `json:",omitempty"`: left out when zero or empty
   // A struct-typed field the model keeps as RawJson: Go always writes it, `{}` when empty.
   kEmptyObject = 1u << 1,
+  // A slice without omitempty that upstream only ever serves nil when empty: every object
+  // kube-apiserver returns went through protobuf in etcd, which has no empty-vs-nil, so an empty
+  // `rules` comes back as `null` (a ClusterRole built by aggregation shows `rules: null`).
+  kNullWhenEmpty = 1u << 2,
 };
 
 // A struct kept as RawJson with kEmptyObject is written `{}` when empty (JSON) or as an empty

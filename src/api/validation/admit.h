@@ -63,6 +63,27 @@ struct KindTraits<coordination::v1::Lease> {
   static constexpr bool kNamespaced = true;
 };
 
+template <>
+struct KindTraits<rbac::v1::Role> {
+  static constexpr std::string_view kQualifiedKind = "Role.rbac.authorization.k8s.io";
+  static constexpr bool kNamespaced = true;
+};
+template <>
+struct KindTraits<rbac::v1::ClusterRole> {
+  static constexpr std::string_view kQualifiedKind = "ClusterRole.rbac.authorization.k8s.io";
+  static constexpr bool kNamespaced = false;
+};
+template <>
+struct KindTraits<rbac::v1::RoleBinding> {
+  static constexpr std::string_view kQualifiedKind = "RoleBinding.rbac.authorization.k8s.io";
+  static constexpr bool kNamespaced = true;
+};
+template <>
+struct KindTraits<rbac::v1::ClusterRoleBinding> {
+  static constexpr std::string_view kQualifiedKind = "ClusterRoleBinding.rbac.authorization.k8s.io";
+  static constexpr bool kNamespaced = false;
+};
+
 // An allocation step that does nothing (every kind but Service).
 struct NoAllocation {
   template <typename T>

@@ -226,6 +226,30 @@ void Default(discovery::v1::EndpointSlice& slice) {
 }
 
 void Default(coordination::v1::Lease& /*lease*/) {}
+
+namespace {
+void DefaultRoleRef(rbac::v1::RoleRef& ref) {
+  if (ref.api_group.empty()) ref.api_group = std::string(rbac::v1::kGroupName);
+}
+void DefaultSubjects(std::vector<rbac::v1::Subject>& subjects) {
+  for (auto& s : subjects) {
+    if (s.api_group.empty() && (s.kind == rbac::v1::kUserKind || s.kind == rbac::v1::kGroupKind)) {
+      s.api_group = std::string(rbac::v1::kGroupName);
+    }
+  }
+}
+}  // namespace
+
+void Default(rbac::v1::Role& /*role*/) {}
+void Default(rbac::v1::ClusterRole& /*role*/) {}
+void Default(rbac::v1::RoleBinding& binding) {
+  DefaultRoleRef(binding.role_ref);
+  DefaultSubjects(binding.subjects);
+}
+void Default(rbac::v1::ClusterRoleBinding& binding) {
+  DefaultRoleRef(binding.role_ref);
+  DefaultSubjects(binding.subjects);
+}
 void Default(core::v1::Event& /*event*/) {}
 
 }  // namespace svcplane::api::validation

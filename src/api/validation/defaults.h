@@ -39,6 +39,12 @@ void Default(discovery::v1::EndpointSlice& slice);
 // Upstream has no defaults for these; present so that callers can treat every kind alike.
 void Default(coordination::v1::Lease& lease);
 void Default(core::v1::Event& event);
+// roleRef.apiGroup "" -> rbac.authorization.k8s.io; subjects' apiGroup "" -> the rbac group for
+// User and Group, "" for ServiceAccount (pkg/apis/rbac/v1/defaults.go). Roles have none.
+void Default(rbac::v1::Role& role);
+void Default(rbac::v1::ClusterRole& role);
+void Default(rbac::v1::RoleBinding& binding);
+void Default(rbac::v1::ClusterRoleBinding& binding);
 
 // The imagePullPolicy upstream picks for an image reference ("Always" for a :latest or
 // untagged, undigested image, else "IfNotPresent").

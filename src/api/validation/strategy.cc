@@ -332,4 +332,28 @@ void PrepareForUpdate(core::v1::Event& event, const core::v1::Event& old) {
   PrepareObjectMetaForUpdate(event.metadata, old.metadata);
 }
 
+// ---- RBAC
+
+void PrepareForCreate(rbac::v1::Role& role) { PrepareObjectMetaForCreate(role.metadata); }
+void PrepareForUpdate(rbac::v1::Role& role, const rbac::v1::Role& old) {
+  PrepareObjectMetaForUpdate(role.metadata, old.metadata);
+}
+void PrepareForCreate(rbac::v1::ClusterRole& role) { PrepareObjectMetaForCreate(role.metadata); }
+void PrepareForUpdate(rbac::v1::ClusterRole& role, const rbac::v1::ClusterRole& old) {
+  PrepareObjectMetaForUpdate(role.metadata, old.metadata);
+}
+void PrepareForCreate(rbac::v1::RoleBinding& binding) {
+  PrepareObjectMetaForCreate(binding.metadata);
+}
+void PrepareForUpdate(rbac::v1::RoleBinding& binding, const rbac::v1::RoleBinding& old) {
+  PrepareObjectMetaForUpdate(binding.metadata, old.metadata);
+}
+void PrepareForCreate(rbac::v1::ClusterRoleBinding& binding) {
+  PrepareObjectMetaForCreate(binding.metadata);
+}
+void PrepareForUpdate(rbac::v1::ClusterRoleBinding& binding,
+                      const rbac::v1::ClusterRoleBinding& old) {
+  PrepareObjectMetaForUpdate(binding.metadata, old.metadata);
+}
+
 }  // namespace svcplane::api::validation

@@ -74,4 +74,16 @@ void PrepareForUpdate(coordination::v1::Lease& lease, const coordination::v1::Le
 void PrepareForCreate(core::v1::Event& event);
 void PrepareForUpdate(core::v1::Event& event, const core::v1::Event& old);
 
+// Role, ClusterRole, RoleBinding, ClusterRoleBinding: only the generic metadata handling
+// (pkg/registry/rbac/*/strategy.go). The escalation checks of the RBAC storage are not here.
+void PrepareForCreate(rbac::v1::Role& role);
+void PrepareForUpdate(rbac::v1::Role& role, const rbac::v1::Role& old);
+void PrepareForCreate(rbac::v1::ClusterRole& role);
+void PrepareForUpdate(rbac::v1::ClusterRole& role, const rbac::v1::ClusterRole& old);
+void PrepareForCreate(rbac::v1::RoleBinding& binding);
+void PrepareForUpdate(rbac::v1::RoleBinding& binding, const rbac::v1::RoleBinding& old);
+void PrepareForCreate(rbac::v1::ClusterRoleBinding& binding);
+void PrepareForUpdate(rbac::v1::ClusterRoleBinding& binding,
+                      const rbac::v1::ClusterRoleBinding& old);
+
 }  // namespace svcplane::api::validation

@@ -73,6 +73,19 @@ FieldErrorList ValidateCreate(const coordination::v1::Lease& lease);
 FieldErrorList ValidateUpdate(const coordination::v1::Lease& lease,
                               const coordination::v1::Lease& old);
 
+// ---- rbac.authorization.k8s.io/v1. Names (and roleRef.name) need only be URL path segments;
+// updates of bindings may not change roleRef (`cannot change roleRef`).
+FieldErrorList ValidateCreate(const rbac::v1::Role& role);
+FieldErrorList ValidateUpdate(const rbac::v1::Role& role, const rbac::v1::Role& old);
+FieldErrorList ValidateCreate(const rbac::v1::ClusterRole& role);
+FieldErrorList ValidateUpdate(const rbac::v1::ClusterRole& role, const rbac::v1::ClusterRole& old);
+FieldErrorList ValidateCreate(const rbac::v1::RoleBinding& binding);
+FieldErrorList ValidateUpdate(const rbac::v1::RoleBinding& binding,
+                              const rbac::v1::RoleBinding& old);
+FieldErrorList ValidateCreate(const rbac::v1::ClusterRoleBinding& binding);
+FieldErrorList ValidateUpdate(const rbac::v1::ClusterRoleBinding& binding,
+                              const rbac::v1::ClusterRoleBinding& old);
+
 // ---- Event (core/v1). Requests through core/v1 get upstream's legacy (lenient) rules only.
 FieldErrorList ValidateCreate(const core::v1::Event& event);
 FieldErrorList ValidateUpdate(const core::v1::Event& event, const core::v1::Event& old);

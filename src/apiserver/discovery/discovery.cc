@@ -16,10 +16,18 @@ using api::ResourceInfo;
 // Upstream's storage version hashes (api-discovery §3), so caches keyed on them stay valid.
 std::string_view StorageVersionHash(std::string_view resource) {
   static const std::map<std::string_view, std::string_view> kHashes = {
-      {"pods", "xPOwRZ+Yhw8="},           {"services", "0/CO1lhkEBI="},
-      {"endpoints", "fWeeMqaN/OA="},      {"events", "r2yiGXH7wu8="},
-      {"namespaces", "Q3oi5N2YM8M="},     {"nodes", "XwShjMxG9Fs="},
-      {"endpointslices", "Nx3SIv6I0mE="}, {"leases", "gqkMMb/YqFM="}};
+      {"pods", "xPOwRZ+Yhw8="},
+      {"services", "0/CO1lhkEBI="},
+      {"endpoints", "fWeeMqaN/OA="},
+      {"events", "r2yiGXH7wu8="},
+      {"namespaces", "Q3oi5N2YM8M="},
+      {"nodes", "XwShjMxG9Fs="},
+      {"endpointslices", "Nx3SIv6I0mE="},
+      {"leases", "gqkMMb/YqFM="},
+      {"clusterrolebindings", "48tpQ8gZHFc="},
+      {"clusterroles", "bYE5ZWDrJ44="},
+      {"rolebindings", "eGsCzGH6b1g="},
+      {"roles", "7FuwZcIIItM="}};
   auto it = kHashes.find(resource);
   return it == kHashes.end() ? std::string_view() : it->second;
 }

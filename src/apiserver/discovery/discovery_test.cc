@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <boost/json.hpp>
+#include <tuple>
 
 namespace svcplane::apiserver::discovery {
 namespace {
@@ -42,13 +43,13 @@ TEST(DiscoveryTest, LegacyApiHasServerAddressAndNoApiVersion) {
             R"([{"clientCIDR":"0.0.0.0/0","serverAddress":"127.0.0.1:6443"}]})");
 }
 
-TEST(DiscoveryTest, LegacyApisListsBothGroupsWithPreferredVersion) {
+TEST(DiscoveryTest, LegacyApisListsEveryGroupWithPreferredVersion) {
   Documents d("h:1");
   auto o = Parse(d.LegacyApis());
   EXPECT_EQ(o.at("kind").as_string(), "APIGroupList");
   EXPECT_EQ(o.at("apiVersion").as_string(), "v1");
   const auto& groups = o.at("groups").as_array();
-  ASSERT_EQ(groups.size(), 2u);
+  ASSERT_EQ(groups.size(), 3u);
   const auto* g = FindByKey(groups, "name", "discovery.k8s.io");
   ASSERT_NE(g, nullptr);
   EXPECT_EQ(json::serialize(g->at("preferredVersion")),
@@ -56,6 +57,7 @@ TEST(DiscoveryTest, LegacyApisListsBothGroupsWithPreferredVersion) {
   EXPECT_EQ(json::serialize(g->at("versions")),
             R"([{"groupVersion":"discovery.k8s.io/v1","version":"v1"}])");
   EXPECT_NE(FindByKey(groups, "name", "coordination.k8s.io"), nullptr);
+  EXPECT_NE(FindByKey(groups, "name", "rbac.authorization.k8s.io"), nullptr);
 }
 
 TEST(DiscoveryTest, SingleGroup) {
@@ -157,10 +159,11 @@ TEST(DiscoveryTest, AggregatedGroupsDocument) {
   Documents d("h:1");
   auto o = Parse(d.AggregatedApis());
   const auto& items = o.at("items").as_array();
-  ASSERT_EQ(items.size(), 2u);
+  ASSERT_EQ(items.size(), 3u);
   std::vector<std::string> names;
   for (const auto& i : items) names.emplace_back(i.at("metadata").at("name").as_string());
-  EXPECT_THAT(names, ::testing::UnorderedElementsAre("discovery.k8s.io", "coordination.k8s.io"));
+  EXPECT_THAT(names, ::testing::UnorderedElementsAre("discovery.k8s.io", "coordination.k8s.io",
+                                                     "rbac.authorization.k8s.io"));
   for (const auto& i : items) {
     EXPECT_TRUE(i.at("metadata").at("creationTimestamp").is_null());
     EXPECT_EQ(i.at("versions").as_array().size(), 1u);
@@ -187,6 +190,38 @@ TEST(DiscoveryTest, AcceptsAggregated) {
   EXPECT_FALSE(AcceptsAggregated(
       "application/json,application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"));
   EXPECT_FALSE(AcceptsAggregated("application/vnd.kubernetes.protobuf"));
+}
+
+}  // namespace
+}  // namespace svcplane::apiserver::discovery
+
+namespace svcplane::apiserver::discovery {
+namespace {
+
+// The four RBAC kinds as upstream lists them (spec authn-authz-audit.md §0).
+TEST(DiscoveryTest, RbacResourceList) {
+  Documents d("h:1");
+  const std::string* list = d.ResourceList("rbac.authorization.k8s.io", "v1");
+  ASSERT_NE(list, nullptr);
+  auto o = Parse(*list);
+  EXPECT_EQ(o.at("groupVersion").as_string(), "rbac.authorization.k8s.io/v1");
+  const auto& resources = o.at("resources").as_array();
+  ASSERT_EQ(resources.size(), 4u);
+  const std::vector<std::tuple<std::string, std::string, bool, std::string>> want = {
+      {"clusterrolebindings", "ClusterRoleBinding", false, "48tpQ8gZHFc="},
+      {"clusterroles", "ClusterRole", false, "bYE5ZWDrJ44="},
+      {"rolebindings", "RoleBinding", true, "eGsCzGH6b1g="},
+      {"roles", "Role", true, "7FuwZcIIItM="}};
+  for (const auto& [name, kind, namespaced, hash] : want) {
+    const auto* r = FindByKey(resources, "name", name);
+    ASSERT_NE(r, nullptr) << name;
+    EXPECT_EQ(r->at("kind").as_string(), kind);
+    EXPECT_EQ(r->at("namespaced").as_bool(), namespaced);
+    EXPECT_EQ(r->at("storageVersionHash").as_string(), hash);
+    EXPECT_EQ(json::serialize(r->at("verbs")),
+              R"(["create","delete","deletecollection","get","list","patch","update","watch"])");
+    EXPECT_FALSE(r->contains("shortNames"));
+  }
 }
 
 }  // namespace

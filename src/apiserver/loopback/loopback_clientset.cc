@@ -15,6 +15,10 @@ namespace {
 using namespace api::core::v1;
 using api::coordination::v1::Lease;
 using api::discovery::v1::EndpointSlice;
+using api::rbac::v1::ClusterRole;
+using api::rbac::v1::ClusterRoleBinding;
+using api::rbac::v1::Role;
+using api::rbac::v1::RoleBinding;
 using client::ObjectPtr;
 
 // client::ListOptions -> registry::ListQuery, validated as the REST layer validates the query.
@@ -65,10 +69,13 @@ Result<registry::Subresource> ToSubresource(std::string_view sub, const api::Res
 template <typename T>
 class LoopbackResourceClient final : public client::ResourceClient<T> {
  public:
-  LoopbackResourceClient(registry::Registry<T>* reg, const LoopbackOptions* options)
+  // `optional`: the registry may be missing (the clientset then does not serve the kind).
+  LoopbackResourceClient(registry::Registry<T>* reg, const LoopbackOptions* options,
+                         bool optional = false)
       : reg_(reg), options_(options) {
-    SVC_CHECK(reg_ != nullptr) << "loopback clientset built without a registry";
+    SVC_CHECK(optional || reg_ != nullptr) << "loopback clientset built without a registry";
   }
+  bool served() const { return reg_ != nullptr; }
 
   Result<ObjectPtr<T>> Get(std::string_view ns, std::string_view name,
                            const client::GetOptions&) override {
@@ -241,6 +248,10 @@ class LoopbackClientset final : public client::Clientset {
         events_(r.events, &options_),
         slices_(r.endpoint_slices, &options_),
         leases_(r.leases, &options_),
+        roles_(r.roles, &options_, true),
+        cluster_roles_(r.cluster_roles, &options_, true),
+        role_bindings_(r.role_bindings, &options_, true),
+        cluster_role_bindings_(r.cluster_role_bindings, &options_, true),
         pods_registry_(r.pods) {}
 
   client::ResourceClient<Namespace>& Namespaces() override { return namespaces_; }
@@ -251,6 +262,12 @@ class LoopbackClientset final : public client::Clientset {
   client::ResourceClient<Event>& Events() override { return events_; }
   client::ResourceClient<EndpointSlice>& EndpointSlices() override { return slices_; }
   client::ResourceClient<Lease>& Leases() override { return leases_; }
+  client::ResourceClient<Role>& Roles() override { return Served(roles_); }
+  client::ResourceClient<ClusterRole>& ClusterRoles() override { return Served(cluster_roles_); }
+  client::ResourceClient<RoleBinding>& RoleBindings() override { return Served(role_bindings_); }
+  client::ResourceClient<ClusterRoleBinding>& ClusterRoleBindings() override {
+    return Served(cluster_role_bindings_);
+  }
 
   Status BindPod(std::string_view ns, std::string_view name, std::string_view node,
                  std::string_view uid) override {
@@ -265,6 +282,13 @@ class LoopbackClientset final : public client::Clientset {
   }
 
  private:
+  // The kinds whose registry is optional (Registries): unserved without one.
+  template <typename T>
+  client::ResourceClient<T>& Served(LoopbackResourceClient<T>& c) {
+    if (c.served()) return c;
+    return client::UnservedResourceClient<T>::Get();
+  }
+
   const LoopbackOptions options_;
   LoopbackResourceClient<Namespace> namespaces_;
   LoopbackResourceClient<Service> services_;
@@ -274,6 +298,10 @@ class LoopbackClientset final : public client::Clientset {
   LoopbackResourceClient<Event> events_;
   LoopbackResourceClient<EndpointSlice> slices_;
   LoopbackResourceClient<Lease> leases_;
+  LoopbackResourceClient<Role> roles_;
+  LoopbackResourceClient<ClusterRole> cluster_roles_;
+  LoopbackResourceClient<RoleBinding> role_bindings_;
+  LoopbackResourceClient<ClusterRoleBinding> cluster_role_bindings_;
   registry::Registry<Pod>* pods_registry_;
 };
 

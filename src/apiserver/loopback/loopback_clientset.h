@@ -24,6 +24,11 @@ struct Registries {
   registry::Registry<api::core::v1::Event>* events = nullptr;
   registry::Registry<api::discovery::v1::EndpointSlice>* endpoint_slices = nullptr;
   registry::Registry<api::coordination::v1::Lease>* leases = nullptr;
+  // Optional: without them the clientset answers NotFound for these kinds.
+  registry::Registry<api::rbac::v1::Role>* roles = nullptr;
+  registry::Registry<api::rbac::v1::ClusterRole>* cluster_roles = nullptr;
+  registry::Registry<api::rbac::v1::RoleBinding>* role_bindings = nullptr;
+  registry::Registry<api::rbac::v1::ClusterRoleBinding>* cluster_role_bindings = nullptr;
 };
 
 struct LoopbackOptions {

@@ -61,6 +61,23 @@ KindSchemas AddKind(std::string_view kind, SchemaSet* s) {
        [](SchemaSet* s) {
          return KindSchemas{s->Add<api::coordination::v1::Lease>(), s->Add<api::LeaseList>()};
        }},
+      {"Role",
+       [](SchemaSet* s) {
+         return KindSchemas{s->Add<api::rbac::v1::Role>(), s->Add<api::RoleList>()};
+       }},
+      {"ClusterRole",
+       [](SchemaSet* s) {
+         return KindSchemas{s->Add<api::rbac::v1::ClusterRole>(), s->Add<api::ClusterRoleList>()};
+       }},
+      {"RoleBinding",
+       [](SchemaSet* s) {
+         return KindSchemas{s->Add<api::rbac::v1::RoleBinding>(), s->Add<api::RoleBindingList>()};
+       }},
+      {"ClusterRoleBinding",
+       [](SchemaSet* s) {
+         return KindSchemas{s->Add<api::rbac::v1::ClusterRoleBinding>(),
+                            s->Add<api::ClusterRoleBindingList>()};
+       }},
   };
   auto it = kByKind.find(kind);
   SVC_CHECK(it != kByKind.end()) << "no OpenAPI schema for kind " << kind;

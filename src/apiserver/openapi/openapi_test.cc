@@ -29,8 +29,9 @@ class OpenApiTest : public ::testing::Test {
 TEST_F(OpenApiTest, IndexListsEveryGroupVersionWithHash) {
   auto index = json::parse(Docs().Index()).as_object();
   const auto& paths = index.at("paths").as_object();
-  EXPECT_EQ(paths.size(), 3u);
-  for (auto p : {"api/v1", "apis/discovery.k8s.io/v1", "apis/coordination.k8s.io/v1"}) {
+  EXPECT_EQ(paths.size(), 4u);
+  for (auto p : {"api/v1", "apis/discovery.k8s.io/v1", "apis/coordination.k8s.io/v1",
+                 "apis/rbac.authorization.k8s.io/v1"}) {
     ASSERT_TRUE(paths.contains(p)) << p;
     std::string url(paths.at(p).at("serverRelativeURL").as_string());
     EXPECT_EQ(url, "/openapi/v3/" + std::string(p) + "?hash=" + std::string(Docs().Hash(p)));
@@ -57,7 +58,13 @@ TEST_F(OpenApiTest, EveryKindHasPatchWithFieldValidationAndStrategicMerge) {
             "discovery.k8s.io", "EndpointSlice"},
            {"apis/coordination.k8s.io/v1",
             "/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases/{name}",
-            "coordination.k8s.io", "Lease"}}) {
+            "coordination.k8s.io", "Lease"},
+           {"apis/rbac.authorization.k8s.io/v1",
+            "/apis/rbac.authorization.k8s.io/v1/namespaces/{namespace}/roles/{name}",
+            "rbac.authorization.k8s.io", "Role"},
+           {"apis/rbac.authorization.k8s.io/v1",
+            "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/{name}",
+            "rbac.authorization.k8s.io", "ClusterRoleBinding"}}) {
     auto doc = Doc(c.doc);
     ASSERT_TRUE(doc.at("paths").as_object().contains(c.path)) << c.path;
     const auto& patch = doc.at("paths").at(c.path).at("patch").as_object();

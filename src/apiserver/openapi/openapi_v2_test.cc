@@ -204,7 +204,9 @@ TEST(OpenApiV2Proto, PatchOperationsListFieldValidation) {
                         Case{"/api/v1/nodes/{name}", "", "Node"},
                         Case{"/api/v1/namespaces/{name}", "", "Namespace"},
                         Case{"/apis/coordination.k8s.io/v1/namespaces/{namespace}/leases/{name}",
-                             "coordination.k8s.io", "Lease"}}) {
+                             "coordination.k8s.io", "Lease"},
+                        Case{"/apis/rbac.authorization.k8s.io/v1/clusterroles/{name}",
+                             "rbac.authorization.k8s.io", "ClusterRole"}}) {
     ASSERT_TRUE(paths.contains(c.path)) << c.path;
     Msg op = Parse(One(Parse(paths[c.path]), 8));  // PathItem.patch
     auto ext = Extensions(op, 13);

@@ -81,8 +81,9 @@ std::unique_ptr<Schema> NamespaceSchema() {
   return Schema::FromRules(rules);
 }
 
-// Endpoints (subsets), Event, EndpointSlice (endpoints, ports) and Lease have no tagged lists
-// beyond ObjectMeta: everything else replaces.
+// Endpoints (subsets), Event, EndpointSlice (endpoints, ports), Lease and the RBAC kinds (rules,
+// subjects, clusterRoleSelectors) have no tagged lists beyond ObjectMeta: everything else
+// replaces.
 std::unique_ptr<Schema> MetaOnlySchema() {
   std::vector<PathRule> rules;
   AddObjectMetaRules(rules);
@@ -145,7 +146,8 @@ const Schema* StrategicSchemaForKind(std::string_view kind) {
     (*m)["Service"] = ServiceSchema();
     (*m)["Node"] = NodeSchema();
     (*m)["Namespace"] = NamespaceSchema();
-    for (const char* k : {"Endpoints", "Event", "EndpointSlice", "Lease"}) {
+    for (const char* k : {"Endpoints", "Event", "EndpointSlice", "Lease", "Role", "ClusterRole",
+                          "RoleBinding", "ClusterRoleBinding"}) {
       (*m)[k] = MetaOnlySchema();
     }
     return m;

@@ -148,6 +148,50 @@ struct KindTraits<api::coordination::v1::Lease> : NoStatus {
   }
 };
 
+// RBAC: upstream's strategies allow create on update (PUT of a missing object creates it).
+template <>
+struct KindTraits<api::rbac::v1::Role> : NoStatus {
+  static constexpr std::string_view kResource = "roles";
+  static constexpr std::string_view kGroup = "rbac.authorization.k8s.io";
+  static constexpr bool kCreateOnUpdate = true;
+  static std::optional<std::string> FieldValue(const api::rbac::v1::Role& o, std::string_view f) {
+    return MetaFieldValue(o, f);
+  }
+};
+
+template <>
+struct KindTraits<api::rbac::v1::ClusterRole> : NoStatus {
+  static constexpr std::string_view kResource = "clusterroles";
+  static constexpr std::string_view kGroup = "rbac.authorization.k8s.io";
+  static constexpr bool kCreateOnUpdate = true;
+  static std::optional<std::string> FieldValue(const api::rbac::v1::ClusterRole& o,
+                                               std::string_view f) {
+    return MetaFieldValue(o, f);
+  }
+};
+
+template <>
+struct KindTraits<api::rbac::v1::RoleBinding> : NoStatus {
+  static constexpr std::string_view kResource = "rolebindings";
+  static constexpr std::string_view kGroup = "rbac.authorization.k8s.io";
+  static constexpr bool kCreateOnUpdate = true;
+  static std::optional<std::string> FieldValue(const api::rbac::v1::RoleBinding& o,
+                                               std::string_view f) {
+    return MetaFieldValue(o, f);
+  }
+};
+
+template <>
+struct KindTraits<api::rbac::v1::ClusterRoleBinding> : NoStatus {
+  static constexpr std::string_view kResource = "clusterrolebindings";
+  static constexpr std::string_view kGroup = "rbac.authorization.k8s.io";
+  static constexpr bool kCreateOnUpdate = true;
+  static std::optional<std::string> FieldValue(const api::rbac::v1::ClusterRoleBinding& o,
+                                               std::string_view f) {
+    return MetaFieldValue(o, f);
+  }
+};
+
 // The resource table entry of T.
 template <typename T>
 const api::ResourceInfo& InfoOf() {

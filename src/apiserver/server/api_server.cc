@@ -38,6 +38,10 @@ namespace svcplane::apiserver::server {
 using namespace api::core::v1;
 using api::coordination::v1::Lease;
 using api::discovery::v1::EndpointSlice;
+using api::rbac::v1::ClusterRole;
+using api::rbac::v1::ClusterRoleBinding;
+using api::rbac::v1::Role;
+using api::rbac::v1::RoleBinding;
 
 namespace {
 
@@ -80,6 +84,10 @@ class ApiServerImpl {
   std::unique_ptr<registry::Registry<Event>> events;
   std::unique_ptr<registry::Registry<EndpointSlice>> slices;
   std::unique_ptr<registry::Registry<Lease>> leases;
+  std::unique_ptr<registry::Registry<Role>> roles;
+  std::unique_ptr<registry::Registry<ClusterRole>> cluster_roles;
+  std::unique_ptr<registry::Registry<RoleBinding>> role_bindings;
+  std::unique_ptr<registry::Registry<ClusterRoleBinding>> cluster_role_bindings;
   std::unique_ptr<allocator::ServiceAllocator> service_allocator;
   std::unique_ptr<allocator::ClusterIpRepair> ip_repair;
   std::unique_ptr<allocator::NodePortRepair> port_repair;
@@ -371,12 +379,18 @@ Result<std::unique_ptr<ApiServer>> ApiServer::Start(const ApiServerOptions& opti
   }
   impl->Serve(impl->slices);
   impl->Serve(impl->leases);
+  impl->Serve(impl->roles);
+  impl->Serve(impl->cluster_roles);
+  impl->Serve(impl->role_bindings);
+  impl->Serve(impl->cluster_role_bindings);
   SVC_RETURN_IF_ERROR(impl->StartAllocators());
   bootstrap::EnsureSystemNamespaces(*impl->namespaces);
   impl->StartRepair();
   impl->loopback = loopback::MakeLoopbackClientset(
       {impl->namespaces.get(), impl->services.get(), impl->pods.get(), impl->nodes.get(),
-       impl->endpoints.get(), impl->events.get(), impl->slices.get(), impl->leases.get()},
+       impl->endpoints.get(), impl->events.get(), impl->slices.get(), impl->leases.get(),
+       impl->roles.get(), impl->cluster_roles.get(), impl->role_bindings.get(),
+       impl->cluster_role_bindings.get()},
       {.after_delete = [raw] {
         if (raw->housekeeping) raw->housekeeping->Kick();
       }});

@@ -20,6 +20,10 @@ using api::core::v1::Node;
 using api::core::v1::Pod;
 using api::core::v1::Service;
 using api::discovery::v1::EndpointSlice;
+using api::rbac::v1::ClusterRole;
+using api::rbac::v1::ClusterRoleBinding;
+using api::rbac::v1::Role;
+using api::rbac::v1::RoleBinding;
 using Bytes = std::shared_ptr<const std::string>;
 
 struct ProtobufValueCodec::Kind {
@@ -99,6 +103,10 @@ ProtobufValueCodec::ProtobufValueCodec() {
   kinds_.push_back(KindFor<Event>(prefix_of(registry::InfoOf<Event>())));
   kinds_.push_back(KindFor<EndpointSlice>(prefix_of(registry::InfoOf<EndpointSlice>())));
   kinds_.push_back(KindFor<Lease>(prefix_of(registry::InfoOf<Lease>())));
+  kinds_.push_back(KindFor<Role>(prefix_of(registry::InfoOf<Role>())));
+  kinds_.push_back(KindFor<ClusterRole>(prefix_of(registry::InfoOf<ClusterRole>())));
+  kinds_.push_back(KindFor<RoleBinding>(prefix_of(registry::InfoOf<RoleBinding>())));
+  kinds_.push_back(KindFor<ClusterRoleBinding>(prefix_of(registry::InfoOf<ClusterRoleBinding>())));
   kinds_.push_back(RangeAllocationKind());
   // Upstream keeps a v1 Endpoints per API server here (bootstrap/lease_reconciler.h).
   kinds_.push_back(KindFor<Endpoints>("/registry/masterleases/"));

@@ -78,6 +78,35 @@ TEST(ProtobufValueCodecTest, EveryKindIsStoredAsProtobufAndReadBackAsTheSameObje
   ExpectRoundTrip<EndpointSlice>("/registry/endpointslices/default/web-abc",
                                  "endpointslice_hints.json");
   ExpectRoundTrip<Lease>("/registry/leases/kube-node-lease/node-1", "lease.json");
+  ExpectRoundTrip<api::rbac::v1::Role>("/registry/roles/demo/p1-reader", "role.json");
+  ExpectRoundTrip<api::rbac::v1::ClusterRole>("/registry/clusterroles/view",
+                                              "clusterrole_aggregated.json");
+  ExpectRoundTrip<api::rbac::v1::RoleBinding>("/registry/rolebindings/demo/jane-view",
+                                              "rolebinding.json");
+  ExpectRoundTrip<api::rbac::v1::ClusterRoleBinding>(
+      "/registry/clusterrolebindings/system:controller:endpointslice-controller",
+      "clusterrolebinding.json");
+}
+
+// pkg/registry/rbac/*/storage: the resource name is the key prefix, and "roles/" is not a
+// prefix of "rolebindings/".
+TEST(ProtobufValueCodecTest, RbacKeysPickTheirOwnKind) {
+  EXPECT_EQ(registry::InfoOf<api::rbac::v1::Role>().storage_prefix, "/registry/roles");
+  EXPECT_EQ(registry::InfoOf<api::rbac::v1::RoleBinding>().storage_prefix,
+            "/registry/rolebindings");
+  EXPECT_EQ(registry::InfoOf<api::rbac::v1::ClusterRole>().storage_prefix,
+            "/registry/clusterroles");
+  EXPECT_EQ(registry::InfoOf<api::rbac::v1::ClusterRoleBinding>().storage_prefix,
+            "/registry/clusterrolebindings");
+  ProtobufValueCodec codec;
+  auto rb = codec.Encode("/registry/rolebindings/demo/jane-view",
+                         StoredFromTestdata<api::rbac::v1::RoleBinding>("rolebinding.json"));
+  ASSERT_TRUE(rb.ok()) << rb.status().ToString();
+  EXPECT_EQ(api::codec::DecodeProtobufEnvelope(**rb)->kind, "RoleBinding");
+  EXPECT_FALSE(codec
+                   .Encode("/registry/roles/demo/jane-view",
+                           StoredFromTestdata<api::rbac::v1::RoleBinding>("rolebinding.json"))
+                   .ok());
 }
 
 // Services and Endpoints share "/registry/services/": each key goes to its own kind.

@@ -153,6 +153,34 @@ const std::vector<Column> kLease = {
     kAge,
 };
 
+// Roles and ClusterRoles have no printer upstream: their storage uses the default table
+// convertor (name and creation time as RFC 3339, type "date").
+const std::vector<Column> kRole = {kName, {"Created At", "date", "", kAgeDoc, 0}};
+
+// printRoleBinding / printClusterRoleBinding: the subjects only with -o wide.
+const std::vector<Column> kRoleBinding = {
+    kName,
+    {"Role", "string", "",
+     "RoleRef can reference a Role in the current namespace or a ClusterRole in the global "
+     "namespace. If the RoleRef cannot be resolved, the Authorizer must return an error.",
+     0},
+    kAge,
+    {"Users", "string", "", "Users in the roleBinding", 1},
+    {"Groups", "string", "", "Groups in the roleBinding", 1},
+    {"ServiceAccounts", "string", "", "ServiceAccounts in the roleBinding", 1},
+};
+const std::vector<Column> kClusterRoleBinding = {
+    kName,
+    {"Role", "string", "",
+     "RoleRef can only reference a ClusterRole in the global namespace. If the RoleRef cannot "
+     "be resolved, the Authorizer must return an error.",
+     0},
+    kAge,
+    {"Users", "string", "", "Users in the clusterRoleBinding", 1},
+    {"Groups", "string", "", "Groups in the clusterRoleBinding", 1},
+    {"ServiceAccounts", "string", "", "ServiceAccounts in the clusterRoleBinding", 1},
+};
+
 }  // namespace
 
 std::span<const Column> Columns(std::string_view kind) {
@@ -164,7 +192,11 @@ std::span<const Column> Columns(std::string_view kind) {
       {"Node", &kNode},
       {"Namespace", &kNamespace},
       {"Event", &kEvent},
-      {"Lease", &kLease}};
+      {"Lease", &kLease},
+      {"Role", &kRole},
+      {"ClusterRole", &kRole},
+      {"RoleBinding", &kRoleBinding},
+      {"ClusterRoleBinding", &kClusterRoleBinding}};
   auto it = kByKind.find(kind);
   if (it == kByKind.end()) return {};
   return *it->second;

@@ -15,6 +15,7 @@ namespace core = api::core;
 namespace meta = api::meta;
 namespace discovery = api::discovery;
 namespace coordination = api::coordination;
+namespace rbac = api::rbac;
 
 std::string OrNone(std::string_view s) { return s.empty() ? "<none>" : std::string(s); }
 
@@ -503,6 +504,60 @@ Row MakeRow(const coordination::v1::Lease& lease, TimePoint now) {
   row.cells = {lease.metadata.name, lease.spec.holder_identity.value_or(""),
                TimestampSince(lease.metadata.creation_timestamp, now)};
   return row;
+}
+
+namespace {
+
+// The default table convertor's "Created At": time.Time.UTC().Format(time.RFC3339), the zero
+// time printed as Go's year 1.
+std::string CreatedAt(const meta::Time& t) {
+  return t.IsZero() ? "0001-01-01T00:00:00Z" : meta::FormatRFC3339(t.unix_seconds);
+}
+
+// rbac.SubjectsStrings, joined as printRoleBinding does: users, groups and "<ns>/<name>" of
+// service accounts; other kinds are not shown.
+Row BindingRow(const meta::ObjectMeta& m, const rbac::v1::RoleRef& ref,
+               const std::vector<rbac::v1::Subject>& subjects, TimePoint now) {
+  std::vector<std::string> users, groups, sas;
+  for (const auto& s : subjects) {
+    if (s.kind == rbac::v1::kServiceAccountKind) {
+      sas.push_back(s.ns + "/" + s.name);
+    } else if (s.kind == rbac::v1::kUserKind) {
+      users.push_back(s.name);
+    } else if (s.kind == rbac::v1::kGroupKind) {
+      groups.push_back(s.name);
+    }
+  }
+  Row row;
+  row.cells = {m.name,
+               ref.kind + "/" + ref.name,
+               TimestampSince(m.creation_timestamp, now),
+               Join(users, ", "),
+               Join(groups, ", "),
+               Join(sas, ", ")};
+  return row;
+}
+
+}  // namespace
+
+Row MakeRow(const rbac::v1::Role& role, TimePoint /*now*/) {
+  Row row;
+  row.cells = {role.metadata.name, CreatedAt(role.metadata.creation_timestamp)};
+  return row;
+}
+
+Row MakeRow(const rbac::v1::ClusterRole& role, TimePoint /*now*/) {
+  Row row;
+  row.cells = {role.metadata.name, CreatedAt(role.metadata.creation_timestamp)};
+  return row;
+}
+
+Row MakeRow(const rbac::v1::RoleBinding& b, TimePoint now) {
+  return BindingRow(b.metadata, b.role_ref, b.subjects, now);
+}
+
+Row MakeRow(const rbac::v1::ClusterRoleBinding& b, TimePoint now) {
+  return BindingRow(b.metadata, b.role_ref, b.subjects, now);
 }
 
 }  // namespace svcplane::apiserver::table

@@ -170,6 +170,10 @@ std::string_view KindOf() {
   if constexpr (std::is_same_v<T, api::core::v1::Namespace>) return "Namespace";
   if constexpr (std::is_same_v<T, api::core::v1::Event>) return "Event";
   if constexpr (std::is_same_v<T, api::coordination::v1::Lease>) return "Lease";
+  if constexpr (std::is_same_v<T, api::rbac::v1::Role>) return "Role";
+  if constexpr (std::is_same_v<T, api::rbac::v1::ClusterRole>) return "ClusterRole";
+  if constexpr (std::is_same_v<T, api::rbac::v1::RoleBinding>) return "RoleBinding";
+  if constexpr (std::is_same_v<T, api::rbac::v1::ClusterRoleBinding>) return "ClusterRoleBinding";
 }
 
 template <typename T>
@@ -305,6 +309,10 @@ SVCPLANE_INSTANTIATE(api::core::v1::Node)
 SVCPLANE_INSTANTIATE(api::core::v1::Namespace)
 SVCPLANE_INSTANTIATE(api::core::v1::Event)
 SVCPLANE_INSTANTIATE(api::coordination::v1::Lease)
+SVCPLANE_INSTANTIATE(api::rbac::v1::Role)
+SVCPLANE_INSTANTIATE(api::rbac::v1::ClusterRole)
+SVCPLANE_INSTANTIATE(api::rbac::v1::RoleBinding)
+SVCPLANE_INSTANTIATE(api::rbac::v1::ClusterRoleBinding)
 #undef SVCPLANE_INSTANTIATE
 
 }  // namespace svcplane::apiserver::table

@@ -51,6 +51,10 @@ Row MakeRow(const api::core::v1::Node& node, TimePoint now);
 Row MakeRow(const api::core::v1::Namespace& ns, TimePoint now);
 Row MakeRow(const api::core::v1::Event& ev, TimePoint now);
 Row MakeRow(const api::coordination::v1::Lease& lease, TimePoint now);
+Row MakeRow(const api::rbac::v1::Role& role, TimePoint now);
+Row MakeRow(const api::rbac::v1::ClusterRole& role, TimePoint now);
+Row MakeRow(const api::rbac::v1::RoleBinding& binding, TimePoint now);
+Row MakeRow(const api::rbac::v1::ClusterRoleBinding& binding, TimePoint now);
 
 // ?includeObject=: what each row carries in `object`.
 enum class IncludeObject {

@@ -72,6 +72,13 @@ TEST(ColumnsTest, NamesAndPrioritiesMatchUpstream) {
   EXPECT_THAT(names("Event"), ElementsAre("Last Seen", "Type", "Reason", "Object", "Subobject*",
                                           "Source*", "Message", "First Seen*", "Count*", "Name*"));
   EXPECT_THAT(names("Lease"), ElementsAre("Name", "Holder", "Age"));
+  EXPECT_THAT(names("Role"), ElementsAre("Name", "Created At"));
+  EXPECT_THAT(names("ClusterRole"), ElementsAre("Name", "Created At"));
+  EXPECT_EQ(Columns("Role")[1].type, "date");
+  EXPECT_THAT(names("RoleBinding"),
+              ElementsAre("Name", "Role", "Age", "Users*", "Groups*", "ServiceAccounts*"));
+  EXPECT_THAT(names("ClusterRoleBinding"),
+              ElementsAre("Name", "Role", "Age", "Users*", "Groups*", "ServiceAccounts*"));
   EXPECT_TRUE(Columns("Deployment").empty());
   EXPECT_EQ(Columns("Pod")[0].format, "name");
 }
@@ -301,6 +308,36 @@ TEST(NamespaceAndLeaseRowTest, Cells) {
   l.metadata.name = "n1";
   l.spec.holder_identity = "n1_abc";
   EXPECT_THAT(Strings(MakeRow(l, now)), ElementsAre("n1", "n1_abc", "<unknown>"));
+}
+
+TEST(RbacRowTest, RolesShowCreationTime) {
+  rbac::v1::Role r;
+  r.metadata.name = "pod-reader";
+  r.metadata.creation_timestamp = meta::Time::FromUnix(kNow - 600);
+  EXPECT_THAT(Strings(MakeRow(r, now)), ElementsAre("pod-reader", "2023-11-14T22:03:20Z"));
+  rbac::v1::ClusterRole cr;
+  cr.metadata.name = "view";
+  EXPECT_THAT(Strings(MakeRow(cr, now)), ElementsAre("view", "0001-01-01T00:00:00Z"));
+}
+
+TEST(RbacRowTest, BindingsShowRoleAndSubjects) {
+  rbac::v1::RoleBinding rb;
+  rb.metadata.name = "jane-view";
+  rb.metadata.creation_timestamp = meta::Time::FromUnix(kNow - 90);
+  rb.role_ref = {"rbac.authorization.k8s.io", "ClusterRole", "view", {}};
+  rb.subjects = {{"User", "rbac.authorization.k8s.io", "jane", "", {}},
+                 {"Group", "rbac.authorization.k8s.io", "dev", "", {}},
+                 {"ServiceAccount", "", "sa", "demo", {}},
+                 {"User", "rbac.authorization.k8s.io", "bob", "", {}},
+                 {"Robot", "", "r2", "", {}}};
+  EXPECT_THAT(Strings(MakeRow(rb, now)),
+              ElementsAre("jane-view", "ClusterRole/view", "90s", "jane, bob", "dev", "demo/sa"));
+  rbac::v1::ClusterRoleBinding crb;
+  crb.metadata.name = "system:node";
+  crb.metadata.creation_timestamp = meta::Time::FromUnix(kNow - 90);
+  crb.role_ref = {"rbac.authorization.k8s.io", "ClusterRole", "system:node", {}};
+  EXPECT_THAT(Strings(MakeRow(crb, now)),
+              ElementsAre("system:node", "ClusterRole/system:node", "90s", "", "", ""));
 }
 
 TEST(EventRowTest, Cells) {

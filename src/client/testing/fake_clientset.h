@@ -264,6 +264,12 @@ class FakeClientset final : public Clientset {
     return endpoint_slices_;
   }
   FakeResourceClient<api::coordination::v1::Lease>& Leases() override { return leases_; }
+  FakeResourceClient<api::rbac::v1::Role>& Roles() override { return roles_; }
+  FakeResourceClient<api::rbac::v1::ClusterRole>& ClusterRoles() override { return cluster_roles_; }
+  FakeResourceClient<api::rbac::v1::RoleBinding>& RoleBindings() override { return role_bindings_; }
+  FakeResourceClient<api::rbac::v1::ClusterRoleBinding>& ClusterRoleBindings() override {
+    return cluster_role_bindings_;
+  }
 
  private:
   FakeResourceClient<api::core::v1::Namespace> namespaces_;
@@ -274,6 +280,10 @@ class FakeClientset final : public Clientset {
   FakeResourceClient<api::core::v1::Event> events_;
   FakeResourceClient<api::discovery::v1::EndpointSlice> endpoint_slices_;
   FakeResourceClient<api::coordination::v1::Lease> leases_;
+  FakeResourceClient<api::rbac::v1::Role> roles_;
+  FakeResourceClient<api::rbac::v1::ClusterRole> cluster_roles_;
+  FakeResourceClient<api::rbac::v1::RoleBinding> role_bindings_;
+  FakeResourceClient<api::rbac::v1::ClusterRoleBinding> cluster_role_bindings_;
 };
 
 }  // namespace svcplane::client::testing

@@ -30,6 +30,14 @@ decltype(auto) ByKind(PerKind& set) {
     return set.EndpointSlices();
   else if constexpr (std::is_same_v<T, api::coordination::v1::Lease>)
     return set.Leases();
+  else if constexpr (std::is_same_v<T, api::rbac::v1::Role>)
+    return set.Roles();
+  else if constexpr (std::is_same_v<T, api::rbac::v1::ClusterRole>)
+    return set.ClusterRoles();
+  else if constexpr (std::is_same_v<T, api::rbac::v1::RoleBinding>)
+    return set.RoleBindings();
+  else if constexpr (std::is_same_v<T, api::rbac::v1::ClusterRoleBinding>)
+    return set.ClusterRoleBindings();
   else
     static_assert(sizeof(T) == 0, "not a kind svcplane serves");
 }

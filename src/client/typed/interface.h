@@ -83,6 +83,42 @@ class ResourceClient {
                         const DeleteOptions& options = {}) = 0;
 };
 
+// The client of a kind a Clientset does not serve: every call fails as a server without the
+// resource answers (NotFound). Lets kinds be added to Clientset without touching every fake.
+template <typename T>
+class UnservedResourceClient final : public ResourceClient<T> {
+ public:
+  Result<ObjectPtr<T>> Get(std::string_view, std::string_view, const GetOptions&) override {
+    return Unserved();
+  }
+  Result<ObjectList<T>> List(std::string_view, const ListOptions&) override { return Unserved(); }
+  Status Watch(std::string_view, const ListOptions&, const WatchEventHandler<T>&,
+               CancelToken&) override {
+    return Unserved();
+  }
+  Result<ObjectPtr<T>> Create(const T&, const WriteOptions&) override { return Unserved(); }
+  Result<ObjectPtr<T>> Update(const T&, const WriteOptions&) override { return Unserved(); }
+  Result<ObjectPtr<T>> UpdateStatus(const T&, const WriteOptions&) override { return Unserved(); }
+  Result<ObjectPtr<T>> Patch(std::string_view, std::string_view, PatchType, std::string_view,
+                             const WriteOptions&, std::string_view) override {
+    return Unserved();
+  }
+  Status Delete(std::string_view, std::string_view, const DeleteOptions&) override {
+    return Unserved();
+  }
+
+  // One per kind, never freed (no destructors at exit).
+  static UnservedResourceClient& Get() {
+    static auto* const client = new UnservedResourceClient();
+    return *client;
+  }
+
+ private:
+  static Status Unserved() {
+    return Status(Code::kNotFound, "the server could not find the requested resource");
+  }
+};
+
 // A client per kind we serve, as client-go's kubernetes.Interface.
 class Clientset {
  public:
@@ -96,6 +132,20 @@ class Clientset {
   virtual ResourceClient<api::core::v1::Event>& Events() = 0;
   virtual ResourceClient<api::discovery::v1::EndpointSlice>& EndpointSlices() = 0;
   virtual ResourceClient<api::coordination::v1::Lease>& Leases() = 0;
+  // rbac.authorization.k8s.io/v1. Not pure: clientsets that do not serve them (test fakes)
+  // answer NotFound, as a server without the resource would.
+  virtual ResourceClient<api::rbac::v1::Role>& Roles() {
+    return UnservedResourceClient<api::rbac::v1::Role>::Get();
+  }
+  virtual ResourceClient<api::rbac::v1::ClusterRole>& ClusterRoles() {
+    return UnservedResourceClient<api::rbac::v1::ClusterRole>::Get();
+  }
+  virtual ResourceClient<api::rbac::v1::RoleBinding>& RoleBindings() {
+    return UnservedResourceClient<api::rbac::v1::RoleBinding>::Get();
+  }
+  virtual ResourceClient<api::rbac::v1::ClusterRoleBinding>& ClusterRoleBindings() {
+    return UnservedResourceClient<api::rbac::v1::ClusterRoleBinding>::Get();
+  }
 
   // POST pods/{name}/binding, as kube-scheduler binds: sets the Pod's spec.nodeName in place
   // (same uid, one write) and its PodScheduled condition. `uid`, if set, must be the Pod's.

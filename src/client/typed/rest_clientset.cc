@@ -20,6 +20,10 @@ namespace {
 using namespace api::core::v1;
 using api::coordination::v1::Lease;
 using api::discovery::v1::EndpointSlice;
+using api::rbac::v1::ClusterRole;
+using api::rbac::v1::ClusterRoleBinding;
+using api::rbac::v1::Role;
+using api::rbac::v1::RoleBinding;
 using HttpResponseResult = Result<transport::HttpResponse>;
 
 template <typename T>
@@ -32,6 +36,10 @@ constexpr std::string_view KindOf() {
   if constexpr (std::is_same_v<T, Event>) return "Event";
   if constexpr (std::is_same_v<T, EndpointSlice>) return "EndpointSlice";
   if constexpr (std::is_same_v<T, Lease>) return "Lease";
+  if constexpr (std::is_same_v<T, Role>) return "Role";
+  if constexpr (std::is_same_v<T, ClusterRole>) return "ClusterRole";
+  if constexpr (std::is_same_v<T, RoleBinding>) return "RoleBinding";
+  if constexpr (std::is_same_v<T, ClusterRoleBinding>) return "ClusterRoleBinding";
 }
 
 template <typename T>
@@ -284,7 +292,11 @@ class RestClientset final : public Clientset {
         endpoints_(&rest_),
         events_(&rest_),
         slices_(&rest_),
-        leases_(&rest_) {}
+        leases_(&rest_),
+        roles_(&rest_),
+        cluster_roles_(&rest_),
+        role_bindings_(&rest_),
+        cluster_role_bindings_(&rest_) {}
 
   ResourceClient<Namespace>& Namespaces() override { return namespaces_; }
   ResourceClient<Service>& Services() override { return services_; }
@@ -294,6 +306,12 @@ class RestClientset final : public Clientset {
   ResourceClient<Event>& Events() override { return events_; }
   ResourceClient<EndpointSlice>& EndpointSlices() override { return slices_; }
   ResourceClient<Lease>& Leases() override { return leases_; }
+  ResourceClient<Role>& Roles() override { return roles_; }
+  ResourceClient<ClusterRole>& ClusterRoles() override { return cluster_roles_; }
+  ResourceClient<RoleBinding>& RoleBindings() override { return role_bindings_; }
+  ResourceClient<ClusterRoleBinding>& ClusterRoleBindings() override {
+    return cluster_role_bindings_;
+  }
 
   Status BindPod(std::string_view ns, std::string_view name, std::string_view node,
                  std::string_view uid) override {
@@ -321,6 +339,10 @@ class RestClientset final : public Clientset {
   RestResourceClient<Event> events_;
   RestResourceClient<EndpointSlice> slices_;
   RestResourceClient<Lease> leases_;
+  RestResourceClient<Role> roles_;
+  RestResourceClient<ClusterRole> cluster_roles_;
+  RestResourceClient<RoleBinding> role_bindings_;
+  RestResourceClient<ClusterRoleBinding> cluster_role_bindings_;
 };
 
 }  // namespace

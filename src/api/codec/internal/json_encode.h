@@ -117,7 +117,9 @@ void EncodeValue(JsonWriter& w, const T& v) {
     if (!first) w.Char(',');
     first = false;
     w.Key(f.json_name);
-    if (raw_as_object) {
+    if ((f.flags & meta::kNullWhenEmpty) && IsEmpty(member)) {
+      w.Null();
+    } else if (raw_as_object) {
       w.Raw("{}");
     } else {
       EncodeValue(w, member);

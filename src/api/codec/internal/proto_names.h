@@ -87,4 +87,24 @@ SVCPLANE_PROTO_NAME(LeaseSpec, "k8s.io.api.coordination.v1.LeaseSpec")
 SVCPLANE_PROTO_NAME(Lease, "k8s.io.api.coordination.v1.Lease")
 }  // namespace svcplane::api::coordination::v1
 
+namespace svcplane::api::selectors {
+using meta::Tag;
+SVCPLANE_PROTO_NAME(LabelSelectorSpec, "k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelector")
+SVCPLANE_PROTO_NAME(LabelSelectorRequirement,
+                    "k8s.io.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement")
+}  // namespace svcplane::api::selectors
+
+namespace svcplane::api::rbac::v1 {
+#define SVCPLANE_RBAC(T) SVCPLANE_PROTO_NAME(T, "k8s.io.api.rbac.v1." #T)
+SVCPLANE_RBAC(PolicyRule)
+SVCPLANE_RBAC(Subject)
+SVCPLANE_RBAC(RoleRef)
+SVCPLANE_RBAC(AggregationRule)
+SVCPLANE_RBAC(Role)
+SVCPLANE_RBAC(ClusterRole)
+SVCPLANE_RBAC(RoleBinding)
+SVCPLANE_RBAC(ClusterRoleBinding)
+#undef SVCPLANE_RBAC
+}  // namespace svcplane::api::rbac::v1
+
 #undef SVCPLANE_PROTO_NAME

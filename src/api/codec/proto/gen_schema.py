@@ -21,6 +21,11 @@ ROOTS = [
 ] + [
     "k8s.io.api.discovery.v1.EndpointSlice", "k8s.io.api.discovery.v1.EndpointSliceList",
     "k8s.io.api.coordination.v1.Lease", "k8s.io.api.coordination.v1.LeaseList",
+] + [
+    "k8s.io.api.rbac.v1." + k for k in
+    ["Role", "RoleList", "ClusterRole", "ClusterRoleList", "RoleBinding", "RoleBindingList",
+     "ClusterRoleBinding", "ClusterRoleBindingList"]
+] + [
     "k8s.io.apimachinery.pkg.apis.meta.v1.Status", "k8s.io.apimachinery.pkg.apis.meta.v1.WatchEvent",
     "k8s.io.apimachinery.pkg.runtime.Unknown",
 ]
@@ -34,6 +39,7 @@ OUT_FILES = {
     "k8s.io.api.core.v1": "core_v1.proto",
     "k8s.io.api.discovery.v1": "discovery_v1.proto",
     "k8s.io.api.coordination.v1": "coordination_v1.proto",
+    "k8s.io.api.rbac.v1": "rbac_v1.proto",
     "k8s.io.apimachinery.pkg.apis.meta.v1": "meta_v1.proto",
     "k8s.io.apimachinery.pkg.runtime": "runtime.proto",
     "k8s.io.apimachinery.pkg.runtime.schema": "runtime_schema.proto",

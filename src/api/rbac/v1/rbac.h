@@ -8,13 +8,16 @@
 #include "api/selectors/label_selector.h"
 
 // rbac.authorization.k8s.io/v1 (k8s.io/api/rbac/v1/types.go). Field numbers are upstream's
-// generated.proto. Slices keep nil apart from empty (std::optional<vector>) where upstream's
-// JSON shows the difference: a ClusterRole built by aggregation has `rules: null` until the
-// controller fills it, and `kubectl get -o yaml` shows that.
+// generated.proto. Upstream's non-omitempty slices (`rules`, `verbs`) are served `null` when
+// empty (kNullWhenEmpty): every object kube-apiserver returns went through protobuf in etcd,
+// where empty and nil are one, so a ClusterRole created with only an aggregationRule shows
+// `rules: null` in `kubectl get -o yaml`. A plain vector keeps the model simple for the
+// authorizer and the controllers; nothing distinguishes nil from empty on the server.
 namespace svcplane::api::rbac::v1 {
 
 using meta::F;
 using meta::kAlways;
+using meta::kNullWhenEmpty;
 using meta::kOmitEmpty;
 using meta::Tag;
 
@@ -31,7 +34,7 @@ struct PolicyRule {
 };
 constexpr auto FieldsOf(Tag<PolicyRule>) {
   using T = PolicyRule;
-  return std::make_tuple(F("verbs", &T::verbs, kAlways, 1),
+  return std::make_tuple(F("verbs", &T::verbs, kNullWhenEmpty, 1),
                          F("apiGroups", &T::api_groups, kOmitEmpty, 2),
                          F("resources", &T::resources, kOmitEmpty, 3),
                          F("resourceNames", &T::resource_names, kOmitEmpty, 4),
@@ -83,7 +86,7 @@ constexpr auto FieldsOf(Tag<Role>) {
   using T = Role;
   return std::make_tuple(F("kind", &T::kind), F("apiVersion", &T::api_version),
                          F("metadata", &T::metadata, kAlways, 1),
-                         F("rules", &T::rules, kAlways, 2));
+                         F("rules", &T::rules, kNullWhenEmpty, 2));
 }
 
 struct RoleBinding {
@@ -125,7 +128,8 @@ struct ClusterRole {
 constexpr auto FieldsOf(Tag<ClusterRole>) {
   using T = ClusterRole;
   return std::make_tuple(F("kind", &T::kind), F("apiVersion", &T::api_version),
-                         F("metadata", &T::metadata, kAlways, 1), F("rules", &T::rules, kAlways, 2),
+                         F("metadata", &T::metadata, kAlways, 1),
+                         F("rules", &T::rules, kNullWhenEmpty, 2),
                          F("aggregationRule", &T::aggregation_rule, kOmitEmpty, 3));
 }
 

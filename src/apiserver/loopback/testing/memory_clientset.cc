@@ -22,7 +22,11 @@ struct MemoryClientset::Registries {
         endpoints(ctx),
         events(ctx),
         slices(ctx),
-        leases(ctx) {}
+        leases(ctx),
+        roles(ctx),
+        cluster_roles(ctx),
+        role_bindings(ctx),
+        cluster_role_bindings(ctx) {}
   registry::Registry<Namespace> namespaces;
   registry::Registry<Service> services;
   registry::Registry<Pod> pods;
@@ -31,6 +35,10 @@ struct MemoryClientset::Registries {
   registry::Registry<Event> events;
   registry::Registry<EndpointSlice> slices;
   registry::Registry<Lease> leases;
+  registry::Registry<api::rbac::v1::Role> roles;
+  registry::Registry<api::rbac::v1::ClusterRole> cluster_roles;
+  registry::Registry<api::rbac::v1::RoleBinding> role_bindings;
+  registry::Registry<api::rbac::v1::ClusterRoleBinding> cluster_role_bindings;
 };
 
 MemoryClientset::MemoryClientset(size_t history_events, LoopbackOptions options) {
@@ -64,10 +72,11 @@ MemoryClientset::MemoryClientset(size_t history_events, LoopbackOptions options)
     return boost::json::serialize(*patched);
   };
   regs_ = std::make_unique<Registries>(ctx);
-  clients_ =
-      MakeLoopbackClientset({&regs_->namespaces, &regs_->services, &regs_->pods, &regs_->nodes,
-                             &regs_->endpoints, &regs_->events, &regs_->slices, &regs_->leases},
-                            std::move(options));
+  clients_ = MakeLoopbackClientset(
+      {&regs_->namespaces, &regs_->services, &regs_->pods, &regs_->nodes, &regs_->endpoints,
+       &regs_->events, &regs_->slices, &regs_->leases, &regs_->roles, &regs_->cluster_roles,
+       &regs_->role_bindings, &regs_->cluster_role_bindings},
+      std::move(options));
 }
 
 MemoryClientset::~MemoryClientset() = default;

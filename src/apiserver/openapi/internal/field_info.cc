@@ -14,6 +14,7 @@ constexpr std::string_view kCore = "io.k8s.api.core.v1.";
 constexpr std::string_view kMeta = "io.k8s.apimachinery.pkg.apis.meta.v1.";
 constexpr std::string_view kDisc = "io.k8s.api.discovery.v1.";
 constexpr std::string_view kCoord = "io.k8s.api.coordination.v1.";
+constexpr std::string_view kRbac = "io.k8s.api.rbac.v1.";
 
 std::string N(std::string_view prefix, std::string_view type) {
   return std::string(prefix) + std::string(type);
@@ -78,7 +79,11 @@ Tables Build() {
                                                                   {kCore, "Event"},
                                                                   {kCore, "Namespace"},
                                                                   {kDisc, "EndpointSlice"},
-                                                                  {kCoord, "Lease"}}) {
+                                                                  {kCoord, "Lease"},
+                                                                  {kRbac, "Role"},
+                                                                  {kRbac, "ClusterRole"},
+                                                                  {kRbac, "RoleBinding"},
+                                                                  {kRbac, "ClusterRoleBinding"}}) {
     f(prefix, kind, "kind", Doc(kKindDoc));
     f(prefix, kind, "apiVersion", Doc(kApiVersionDoc));
     f(prefix, kind, "metadata", Doc(kMetadataDoc));
@@ -445,6 +450,77 @@ Tables Build() {
         "lease has last updated the lease."));
   f(kCoord, "LeaseSpec", "leaseTransitions",
     Doc("leaseTransitions is the number of transitions of a lease between holders."));
+
+  // rbac.v1 (list types: rules, subjects and clusterRoleSelectors are atomic upstream).
+  ty(kRbac, "Role",
+     "Role is a namespaced, logical grouping of PolicyRules that can be referenced as a unit by "
+     "a RoleBinding.");
+  ty(kRbac, "ClusterRole",
+     "ClusterRole is a cluster level, logical grouping of PolicyRules that can be referenced as "
+     "a unit by a RoleBinding or ClusterRoleBinding.");
+  ty(kRbac, "RoleBinding",
+     "RoleBinding references a role, but does not contain it.  It can reference a Role in the "
+     "same namespace or a ClusterRole in the global namespace. It adds who information via "
+     "Subjects and namespace information by which namespace it exists in.  RoleBindings in a "
+     "given namespace only have effect in that namespace.");
+  ty(kRbac, "ClusterRoleBinding",
+     "ClusterRoleBinding references a ClusterRole, but not contain it.  It can reference a "
+     "ClusterRole in the global namespace, and adds who information via Subject.");
+  f(kRbac, "Role", "rules", Atomic("Rules holds all the PolicyRules for this Role"));
+  f(kRbac, "ClusterRole", "rules", Atomic("Rules holds all the PolicyRules for this ClusterRole"));
+  for (auto kind : {"RoleBinding", "ClusterRoleBinding"}) {
+    f(kRbac, kind, "subjects",
+      Atomic("Subjects holds references to the objects the role applies to."));
+    f(kRbac, kind, "roleRef",
+      Req("RoleRef can reference a Role in the current namespace or a ClusterRole in the global "
+          "namespace. If the RoleRef cannot be resolved, the Authorizer must return an error. "
+          "This field is immutable."));
+  }
+  f(kRbac, "ClusterRole", "aggregationRule",
+    Doc("AggregationRule is an optional field that describes how to build the Rules for this "
+        "ClusterRole. If AggregationRule is set, then the Rules are controller managed and "
+        "direct changes to Rules will be stomped by the controller."));
+  f(kRbac, "AggregationRule", "clusterRoleSelectors",
+    Atomic("ClusterRoleSelectors holds a list of selectors which will be used to find "
+           "ClusterRoles and create the rules. If any of the selectors match, then the "
+           "ClusterRole's permissions will be added"));
+  f(kRbac, "PolicyRule", "verbs",
+    FieldInfo{"Verbs is a list of Verbs that apply to ALL the ResourceKinds contained in this "
+              "rule. '*' represents all verbs.",
+              {},
+              {},
+              "atomic",
+              {},
+              true});
+  f(kRbac, "PolicyRule", "apiGroups",
+    Atomic("APIGroups is the name of the APIGroup that contains the resources.  If multiple API "
+           "groups are specified, any action requested against one of the enumerated resources "
+           "in any API group will be allowed. \"\" represents the core API group and \"*\" "
+           "represents all API groups."));
+  f(kRbac, "PolicyRule", "resources",
+    Atomic("Resources is a list of resources this rule applies to. '*' represents all "
+           "resources."));
+  f(kRbac, "PolicyRule", "resourceNames",
+    Atomic("ResourceNames is an optional white list of names that the rule applies to.  An "
+           "empty set means that everything is allowed."));
+  f(kRbac, "PolicyRule", "nonResourceURLs",
+    Atomic("NonResourceURLs is a set of partial urls that a user should have access to.  *s are "
+           "allowed, but only as the full, final step in the path."));
+  f(kRbac, "Subject", "kind",
+    Req("Kind of object being referenced. Values defined by this API group are \"User\", "
+        "\"Group\", and \"ServiceAccount\"."));
+  f(kRbac, "Subject", "apiGroup",
+    Doc("APIGroup holds the API group of the referenced subject. Defaults to \"\" for "
+        "ServiceAccount subjects. Defaults to \"rbac.authorization.k8s.io\" for User and Group "
+        "subjects."));
+  f(kRbac, "Subject", "name", Req("Name of the object being referenced."));
+  f(kRbac, "Subject", "namespace",
+    Doc("Namespace of the referenced object.  If the object kind is non-namespace, such as "
+        "\"User\" or \"Group\", and this value is not empty the Authorizer should report an "
+        "error."));
+  f(kRbac, "RoleRef", "apiGroup", Req("APIGroup is the group for the resource being referenced"));
+  f(kRbac, "RoleRef", "kind", Req("Kind is the type of resource being referenced"));
+  f(kRbac, "RoleRef", "name", Req("Name is the name of resource being referenced"));
 
   // Partially modelled types: upstream has fields we keep verbatim.
   for (auto c : {"Container", "PodSpec", "PodStatus", "ServiceSpec", "ServiceStatus", "NodeSpec",

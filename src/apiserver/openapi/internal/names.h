@@ -88,6 +88,26 @@ SVCPLANE_SCHEMA_NAME(api::coordination::v1::LeaseSpec, "io.k8s.api.coordination.
 SVCPLANE_SCHEMA_NAME(api::coordination::v1::Lease, "io.k8s.api.coordination.v1.Lease")
 SVCPLANE_SCHEMA_NAME(api::LeaseList, "io.k8s.api.coordination.v1.LeaseList")
 
+SVCPLANE_SCHEMA_NAME(api::selectors::LabelSelectorSpec,
+                     "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector")
+SVCPLANE_SCHEMA_NAME(api::selectors::LabelSelectorRequirement,
+                     "io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelectorRequirement")
+
+#define SVCPLANE_RBAC(T) SVCPLANE_SCHEMA_NAME(api::rbac::v1::T, "io.k8s.api.rbac.v1." #T)
+SVCPLANE_RBAC(PolicyRule)
+SVCPLANE_RBAC(Subject)
+SVCPLANE_RBAC(RoleRef)
+SVCPLANE_RBAC(AggregationRule)
+SVCPLANE_RBAC(Role)
+SVCPLANE_RBAC(ClusterRole)
+SVCPLANE_RBAC(RoleBinding)
+SVCPLANE_RBAC(ClusterRoleBinding)
+#undef SVCPLANE_RBAC
+SVCPLANE_SCHEMA_NAME(api::RoleList, "io.k8s.api.rbac.v1.RoleList")
+SVCPLANE_SCHEMA_NAME(api::ClusterRoleList, "io.k8s.api.rbac.v1.ClusterRoleList")
+SVCPLANE_SCHEMA_NAME(api::RoleBindingList, "io.k8s.api.rbac.v1.RoleBindingList")
+SVCPLANE_SCHEMA_NAME(api::ClusterRoleBindingList, "io.k8s.api.rbac.v1.ClusterRoleBindingList")
+
 #undef SVCPLANE_DISCOVERY
 #undef SVCPLANE_CORE_LIST
 #undef SVCPLANE_CORE
