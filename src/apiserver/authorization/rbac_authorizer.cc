@@ -251,28 +251,51 @@ std::shared_ptr<const RbacSnapshot> WithNamespace(const RbacSnapshot& snap, std:
 
 }  // namespace
 
-RbacAuthorizer::RbacAuthorizer() : snapshot_(EmptySnapshot()) {}
+namespace {
+std::atomic<uint64_t> next_version{1};
+}  // namespace
+
+RbacAuthorizer::RbacAuthorizer() { Publish(EmptySnapshot()); }
 RbacAuthorizer::~RbacAuthorizer() = default;
 
 std::shared_ptr<const RbacSnapshot> RbacAuthorizer::Load() const {
   return snapshot_.load(std::memory_order_acquire);
 }
 
+const RbacSnapshot& RbacAuthorizer::ReadSnapshot() const {
+  struct Cached {
+    uint64_t version = 0;
+    std::shared_ptr<const RbacSnapshot> snapshot;
+  };
+  thread_local Cached cached;
+  uint64_t version = version_.load(std::memory_order_acquire);
+  if (cached.version != version || !cached.snapshot) {
+    // The snapshot is stored before its version, so this one is at least as new.
+    cached.snapshot = Load();
+    cached.version = version;
+  }
+  return *cached.snapshot;
+}
+
+void RbacAuthorizer::Publish(std::shared_ptr<const RbacSnapshot> next) {
+  snapshot_.store(std::move(next), std::memory_order_release);
+  version_.store(next_version.fetch_add(1, std::memory_order_relaxed), std::memory_order_release);
+}
+
 template <typename Change>
 void RbacAuthorizer::Update(Change&& change) {
   std::lock_guard<std::mutex> lock(mu_);
-  std::shared_ptr<const RbacSnapshot> next = change(*Load());
-  snapshot_.store(std::move(next), std::memory_order_release);
+  Publish(change(*Load()));
 }
 
 Result RbacAuthorizer::Authorize(const Attributes& attributes) const {
   if (attributes.user == nullptr) return Result{};
   const http::Identity& user = *attributes.user;
-  std::shared_ptr<const RbacSnapshot> snap = Load();
+  const RbacSnapshot& snap = ReadSnapshot();
   const IndexedBinding* allowed_by = nullptr;
   std::vector<std::string> errors;
   VisitRules(
-      *snap, user, attributes.ns,
+      snap, user, attributes.ns,
       [&](const IndexedBinding& b, const PolicyRule& rule) {
         if (!RuleAllows(attributes, rule)) return true;
         allowed_by = &b;
@@ -432,7 +455,7 @@ void RbacAuthorizer::ReplaceAll(const Objects& objects) {
   next->cluster_bindings = internal::BuildBindingIndex(std::move(cluster_bindings));
   next->namespaces = std::move(namespaces);
   std::lock_guard<std::mutex> lock(mu_);
-  snapshot_.store(std::move(next), std::memory_order_release);
+  Publish(std::move(next));
 }
 
 }  // namespace svcplane::apiserver::authorization

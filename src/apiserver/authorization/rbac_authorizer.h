@@ -1,6 +1,7 @@
 #pragma once
 
 #include <atomic>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -81,12 +82,20 @@ class RbacAuthorizer final : public AuthorizerWithRules, public PolicyRuleResolv
 
  private:
   std::shared_ptr<const internal::RbacSnapshot> Load() const;
+  // The current snapshot for a reader on this thread, without touching the shared reference
+  // count (each thread keeps its own reference until the version changes), so readers on many
+  // cores do not contend on one cache line. Valid until this thread's next ReadSnapshot call.
+  const internal::RbacSnapshot& ReadSnapshot() const;
   // Applies `change` to a copy of the current snapshot and publishes it. Writers serialize on
   // mu_; readers never take it.
   template <typename Change>
   void Update(Change&& change);
+  void Publish(std::shared_ptr<const internal::RbacSnapshot> next);
 
   std::atomic<std::shared_ptr<const internal::RbacSnapshot>> snapshot_;
+  // Process-wide unique per publication, so a thread's cached snapshot can never be taken for
+  // another authorizer's.
+  std::atomic<uint64_t> version_{0};
   std::mutex mu_;
 };
 

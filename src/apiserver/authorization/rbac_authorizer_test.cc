@@ -303,6 +303,26 @@ TEST_F(RbacAuthorizerTest, ReadersSeeConsistentSnapshotsWhileWriting) {
   EXPECT_EQ(wrong.load(), 0);
 }
 
+// Each thread caches the snapshot it read; two authorizers used alternately on one thread must
+// never answer from each other's policy.
+TEST(RbacAuthorizerCache, InstancesOnOneThreadStayApart) {
+  RbacAuthorizer a;
+  RbacAuthorizer b;
+  a.UpsertClusterRole(MakeClusterRole("r", {Rule({"get"}, {""}, {"pods"})}));
+  a.UpsertClusterRoleBinding(MakeCRB("x", "r", {User("jane")}));
+  Attributes get = Res(kJane, "get", "", "", "pods", "", "p");
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(a.Authorize(get).decision, Decision::kAllow);
+    EXPECT_EQ(b.Authorize(get).decision, Decision::kNoOpinion);
+  }
+  {
+    RbacAuthorizer c;
+    EXPECT_EQ(c.Authorize(get).decision, Decision::kNoOpinion);
+  }
+  RbacAuthorizer d;  // may reuse c's address
+  EXPECT_EQ(d.Authorize(get).decision, Decision::kNoOpinion);
+}
+
 TEST(Chain, FirstDecisionWinsAndReasonsJoin) {
   struct Fixed : AuthorizerWithRules {
     Result r;
