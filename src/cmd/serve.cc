@@ -66,6 +66,12 @@ CLI::App* AddServeCommand(CLI::App& app, ServeFlags& f) {
   serve->add_option("--etcd-servers-overrides", s.etcd_servers_overrides,
                     "--store etcd: per-resource etcd servers, \"group/resource#url;url\" "
                     "(only \"/events#...\": Events in a separate etcd cluster)");
+  serve
+      ->add_option("--authorization-mode", s.authorization_mode,
+                   "Node,RBAC (kube-apiserver's authorizers) or AlwaysAllow (any authenticated "
+                   "client may do anything)")
+      ->check(CLI::IsMember({"Node,RBAC", "AlwaysAllow"}))
+      ->capture_default_str();
   serve->add_option("--etcd-prefix", s.etcd_prefix, "prefix of every key in etcd")
       ->capture_default_str();
   serve->add_option("--etcd-cafile", s.etcd_cafile, "CA bundle for https:// etcd endpoints");

@@ -12,6 +12,7 @@
 
 #include "apiserver/allocator/repair.h"
 #include "apiserver/allocator/service_allocator.h"
+#include "apiserver/authorization/impersonation.h"
 #include "apiserver/bootstrap/controller.h"
 #include "apiserver/bootstrap/host_address.h"
 #include "apiserver/bootstrap/identity_lease.h"
@@ -26,6 +27,7 @@
 #include "apiserver/pki/pki.h"
 #include "apiserver/registry/event_ttl.h"
 #include "apiserver/rest/router.h"
+#include "apiserver/server/access_control.h"
 #include "apiserver/server/cluster_join.h"
 #include "apiserver/server/collections.h"
 #include "apiserver/server/housekeeping.h"
@@ -105,8 +107,34 @@ class ApiServerImpl {
   std::unique_ptr<openapi::Documents> openapi_docs;
   std::unique_ptr<rest::RequestMetrics> request_metrics;
   std::unique_ptr<rest::Router> router;
+  // --authorization-mode=Node,RBAC; null with AlwaysAllow. Before http: stops after it.
+  std::unique_ptr<AccessControl> access;
   std::unique_ptr<http::Server> http;
   bool shut_down = false;
+
+  // A request that passed authentication (and, when on, authorization).
+  http::Reply Route(const http::Request& req) {
+    if (req.path == "/metrics") return MetricsReply(req, metrics);
+    if (req.path == kSnapshotPath) return SnapshotReply(req, *store);
+    http::Reply reply = router->Handle(req);
+    if (req.method == "DELETE") housekeeping->Kick();
+    return reply;
+  }
+
+  // Impersonation and authorization in front of Route (spec authn-authz-audit §1).
+  http::Reply Handle(const http::Request& req) {
+    if (!access) return Route(req);
+    AccessDecision decided = access->Check(req);
+    if (decided.response) return std::move(*decided.response);
+    if (!decided.impersonated) return Route(req);
+    // The rare impersonated request continues as a copy carrying the impersonated identity,
+    // without the Impersonate-* headers (upstream removes them).
+    http::Request as = req;
+    as.identity = std::move(*decided.impersonated);
+    std::erase_if(as.headers,
+                  [](const auto& h) { return authorization::IsImpersonationHeader(h.first); });
+    return Route(as);
+  }
 
   ~ApiServerImpl() { Shutdown(); }
 
@@ -383,6 +411,18 @@ Result<std::unique_ptr<ApiServer>> ApiServer::Start(const ApiServerOptions& opti
   impl->Serve(impl->cluster_roles);
   impl->Serve(impl->role_bindings);
   impl->Serve(impl->cluster_role_bindings);
+  if (options.authorization_mode == "Node,RBAC") {
+    impl->access = std::make_unique<AccessControl>(AccessControlRegistries{
+        impl->roles.get(), impl->cluster_roles.get(), impl->role_bindings.get(),
+        impl->cluster_role_bindings.get(), impl->pods.get(), impl->nodes.get()});
+    SVC_RETURN_IF_ERROR(impl->access->Start(std::chrono::seconds(30)));
+    // upstream's rbac/bootstrap-roles post-start hook, done before serving: no request is
+    // ever authorized against a half-written default policy.
+    SVC_RETURN_IF_ERROR(impl->access->ReconcileBootstrapPolicy());
+  } else if (options.authorization_mode != "AlwaysAllow") {
+    return BadRequestError("--authorization-mode " + options.authorization_mode +
+                           " is not supported: \"Node,RBAC\" or \"AlwaysAllow\"");
+  }
   SVC_RETURN_IF_ERROR(impl->StartAllocators());
   bootstrap::EnsureSystemNamespaces(*impl->namespaces);
   impl->StartRepair();
@@ -420,29 +460,25 @@ Result<std::unique_ptr<ApiServer>> ApiServer::Start(const ApiServerOptions& opti
     ho.run_on_io_thread = rest::RunsOnIoThread;
   }
   ho.build_pieces_ahead = options.build_pieces_ahead;
-  if (impl->store_health) {
-    ho.health_checks = [probe = impl->store_health,
-                        events = impl->events_store_health](std::string_view) {
-      std::vector<http::HealthCheck> checks{probe->Check()};
-      if (events) checks.push_back(events->Check());
-      return checks;
-    };
-  }
+  ho.health_checks = [probe = impl->store_health, events = impl->events_store_health,
+                      rbac = impl->access != nullptr](std::string_view) {
+    std::vector<http::HealthCheck> checks;
+    if (probe) checks.push_back(probe->Check());
+    if (events) checks.push_back(events->Check());
+    // The policy was reconciled before the server started listening.
+    if (rbac) checks.push_back({.name = "poststarthook/rbac/bootstrap-roles"});
+    return checks;
+  };
   ho.cert_pem = impl->pki.serving_cert_pem;
   ho.key_pem = impl->pki.serving_key_pem;
   ho.client_ca_pem = impl->pki.ca_cert_pem;
   ho.authenticator =
       http::FirstOf({http::BearerTokenAuthenticator(impl->pki.admin_token, http::AdminIdentity()),
                      http::ClientCertAuthenticator()});
-  auto server = http::Server::Start(std::move(ho), [raw](const http::Request& req) {
-    // As upstream, behind authentication (the HTTP layer let only health endpoints through
-    // without it).
-    if (req.path == "/metrics") return MetricsReply(req, raw->metrics);
-    if (req.path == kSnapshotPath) return SnapshotReply(req, *raw->store);
-    http::Reply reply = raw->router->Handle(req);
-    if (req.method == "DELETE") raw->housekeeping->Kick();
-    return reply;
-  });
+  // As upstream, behind authentication (the HTTP layer lets only health endpoints through
+  // without it).
+  auto server = http::Server::Start(std::move(ho),
+                                    [raw](const http::Request& req) { return raw->Handle(req); });
   if (!server.ok()) return server.status();
   impl->http = std::move(*server);
   impl->StartBootstrap(impl->http->port());

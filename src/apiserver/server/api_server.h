@@ -27,6 +27,9 @@ struct ApiServerOptions {
   // ("/events#...") may move, as kube-apiserver's usual use: their write rate then costs the main
   // etcd nothing (each server also watches them there, not in the main keyspace).
   std::string etcd_servers_overrides;
+  // kube-apiserver's --authorization-mode: "Node,RBAC" (default) or "AlwaysAllow" (every
+  // authenticated request may do anything, as before issue 22).
+  std::string authorization_mode = "Node,RBAC";
   // How often this server takes its turn at compacting etcd's history (0: never).
   Duration etcd_compaction_interval = std::chrono::minutes(5);
   // --store etcd: the join token. The first server seals the cluster's CA and admin token with
