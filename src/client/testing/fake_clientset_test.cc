@@ -100,6 +100,37 @@ TEST(FakeClientsetTest, ForReturnsThePerKindFake) {
   FakeClientset cs;
   ASSERT_TRUE(cs.For<Lease>().Create(MakeLease("x")).ok());
   EXPECT_NE(cs.Leases().Peek("kube-system", "x"), nullptr);
+  api::rbac::v1::ClusterRole cr;
+  cr.metadata.name = "view";
+  ASSERT_TRUE(cs.For<api::rbac::v1::ClusterRole>().Create(cr).ok());
+  EXPECT_NE(cs.ClusterRoles().Peek("", "view"), nullptr);
+}
+
+// A Clientset that does not override the RBAC accessors answers as a server without them.
+class CoreOnlyClientset final : public Clientset {
+ public:
+  ResourceClient<api::core::v1::Namespace>& Namespaces() override { return f_.Namespaces(); }
+  ResourceClient<api::core::v1::Service>& Services() override { return f_.Services(); }
+  ResourceClient<Pod>& Pods() override { return f_.Pods(); }
+  ResourceClient<api::core::v1::Node>& Nodes() override { return f_.Nodes(); }
+  ResourceClient<api::core::v1::Endpoints>& Endpoints() override { return f_.Endpoints(); }
+  ResourceClient<api::core::v1::Event>& Events() override { return f_.Events(); }
+  ResourceClient<api::discovery::v1::EndpointSlice>& EndpointSlices() override {
+    return f_.EndpointSlices();
+  }
+  ResourceClient<Lease>& Leases() override { return f_.Leases(); }
+
+ private:
+  FakeClientset f_;
+};
+
+TEST(FakeClientsetTest, UnservedKindsAnswerNotFound) {
+  CoreOnlyClientset cs;
+  auto list = cs.ClusterRoles().List("");
+  ASSERT_FALSE(list.ok());
+  EXPECT_EQ(list.status().code(), Code::kNotFound);
+  EXPECT_EQ(list.status().message(), "the server could not find the requested resource");
+  EXPECT_EQ(cs.Roles().Delete("demo", "r").code(), Code::kNotFound);
 }
 
 }  // namespace

@@ -11,7 +11,8 @@ namespace {
 // Any set with one accessor per kind; each returns a distinct member by reference.
 struct Names {
   std::string ns = "namespaces", svc = "services", pod = "pods", node = "nodes", ep = "endpoints",
-              ev = "events", eps = "endpointslices", lease = "leases";
+              ev = "events", eps = "endpointslices", lease = "leases", role = "roles",
+              cr = "clusterroles", rb = "rolebindings", crb = "clusterrolebindings";
   std::string& Namespaces() { return ns; }
   std::string& Services() { return svc; }
   std::string& Pods() { return pod; }
@@ -20,6 +21,10 @@ struct Names {
   std::string& Events() { return ev; }
   std::string& EndpointSlices() { return eps; }
   std::string& Leases() { return lease; }
+  std::string& Roles() { return role; }
+  std::string& ClusterRoles() { return cr; }
+  std::string& RoleBindings() { return rb; }
+  std::string& ClusterRoleBindings() { return crb; }
 };
 
 TEST(ByKindTest, MapsEveryKindToItsAccessor) {
@@ -33,6 +38,10 @@ TEST(ByKindTest, MapsEveryKindToItsAccessor) {
   EXPECT_EQ(ByKind<core::Event>(n), "events");
   EXPECT_EQ(ByKind<api::discovery::v1::EndpointSlice>(n), "endpointslices");
   EXPECT_EQ(ByKind<api::coordination::v1::Lease>(n), "leases");
+  EXPECT_EQ(ByKind<api::rbac::v1::Role>(n), "roles");
+  EXPECT_EQ(ByKind<api::rbac::v1::ClusterRole>(n), "clusterroles");
+  EXPECT_EQ(ByKind<api::rbac::v1::RoleBinding>(n), "rolebindings");
+  EXPECT_EQ(ByKind<api::rbac::v1::ClusterRoleBinding>(n), "clusterrolebindings");
 }
 
 TEST(ByKindTest, ReturnsTheAccessorsReferenceNotACopy) {
