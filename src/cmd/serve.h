@@ -22,7 +22,8 @@ struct ServeFlags {
   // server needs no election, so --leader-elect defaults to false there; servers on etcd may be
   // several, so it defaults to true (spec §4.5).
   ControllersFlags controllers;
-  CLI::Option* leader_elect_option = nullptr;  // to tell "--leader-elect" given from the default
+  CLI::Option* leader_elect_option = nullptr;    // to tell "--leader-elect" given from the default
+  CLI::Option* anonymous_auth_option = nullptr;  // likewise for --anonymous-auth
   // How long a stopping server keeps serving with /readyz failing, so that load balancers
   // drain it (kube-apiserver's --shutdown-delay-duration); "": 0s alone, 5s on etcd.
   std::string shutdown_delay;
