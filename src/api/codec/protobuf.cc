@@ -1,5 +1,8 @@
 #include "api/codec/protobuf.h"
 
+#include "api/authentication/v1/self_subject_review.h"
+#include "api/authorization/v1/reviews.h"
+
 #include "api/codec/internal/proto_codec.h"
 
 namespace svcplane::api::codec {
@@ -303,6 +306,9 @@ SVCPLANE_INSTANTIATE_KIND(core::v1::Event)
 SVCPLANE_INSTANTIATE_KIND(discovery::v1::EndpointSlice)
 SVCPLANE_INSTANTIATE_KIND(coordination::v1::Lease)
 SVCPLANE_INSTANTIATE(core::v1::Binding)
+SVCPLANE_INSTANTIATE(authentication::v1::SelfSubjectReview)
+SVCPLANE_INSTANTIATE(authorization::v1::SelfSubjectAccessReview)
+SVCPLANE_INSTANTIATE(authorization::v1::SelfSubjectRulesReview)
 SVCPLANE_INSTANTIATE(meta::StatusObject)
 SVCPLANE_INSTANTIATE(meta::ObjectMeta)
 #undef SVCPLANE_INSTANTIATE_KIND
