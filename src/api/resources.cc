@@ -84,6 +84,55 @@ std::vector<ResourceInfo> MakeResources() {
                {"all"},
                {Sub{"status", kStatusVerbs}},
                "/registry/services/specs"});
+  // The review kinds: create only, never stored (no List kind, no storage prefix).
+  r.push_back({"authentication.k8s.io",
+               "v1",
+               "selfsubjectreviews",
+               "selfsubjectreview",
+               "SelfSubjectReview",
+               "",
+               false,
+               {"create"},
+               {},
+               {},
+               {},
+               ""});
+  r.push_back({"authentication.k8s.io",
+               "v1beta1",
+               "selfsubjectreviews",
+               "selfsubjectreview",
+               "SelfSubjectReview",
+               "",
+               false,
+               {"create"},
+               {},
+               {},
+               {},
+               ""});
+  r.push_back({"authorization.k8s.io",
+               "v1",
+               "selfsubjectaccessreviews",
+               "selfsubjectaccessreview",
+               "SelfSubjectAccessReview",
+               "",
+               false,
+               {"create"},
+               {},
+               {},
+               {},
+               ""});
+  r.push_back({"authorization.k8s.io",
+               "v1",
+               "selfsubjectrulesreviews",
+               "selfsubjectrulesreview",
+               "SelfSubjectRulesReview",
+               "",
+               false,
+               {"create"},
+               {},
+               {},
+               {},
+               ""});
   r.push_back({"coordination.k8s.io",
                "v1",
                "leases",
@@ -186,6 +235,14 @@ const ResourceInfo* FindResource(std::string_view group, std::string_view resour
   return nullptr;
 }
 
+const ResourceInfo* FindResource(std::string_view group, std::string_view version,
+                                 std::string_view resource) {
+  for (const auto& r : Resources()) {
+    if (r.group == group && r.version == version && r.resource == resource) return &r;
+  }
+  return nullptr;
+}
+
 const ResourceInfo* FindResourceByKind(std::string_view kind) {
   for (const auto& r : Resources()) {
     if (r.kind == kind) return &r;
@@ -194,7 +251,8 @@ const ResourceInfo* FindResourceByKind(std::string_view kind) {
 }
 
 std::vector<std::string_view> ApiGroups() {
-  return {"coordination.k8s.io", "discovery.k8s.io", "rbac.authorization.k8s.io"};
+  return {"authentication.k8s.io", "authorization.k8s.io", "coordination.k8s.io",
+          "discovery.k8s.io", "rbac.authorization.k8s.io"};
 }
 
 }  // namespace svcplane::api

@@ -39,6 +39,10 @@ std::span<const ResourceInfo> AllResources();
 
 // Lookup by group and plural resource name; nullptr if not served.
 const ResourceInfo* FindResource(std::string_view group, std::string_view resource);
+// The same for one version (a group may serve a resource in several: authentication.k8s.io
+// v1 and v1beta1 selfsubjectreviews).
+const ResourceInfo* FindResource(std::string_view group, std::string_view version,
+                                 std::string_view resource);
 // Lookup by Kind (all our kinds have unique names); nullptr if unknown.
 const ResourceInfo* FindResourceByKind(std::string_view kind);
 

@@ -91,6 +91,14 @@ CLI::App* AddServeCommand(CLI::App& app, ServeFlags& f) {
                    "more names or IPs for the serving certificate, e.g. a load balancer's "
                    "(repeatable or comma-separated)")
       ->delimiter(',');
+  serve->add_option("--client-ca-file", s.client_ca_file,
+                    "PEM bundle of CAs that sign client certificates (CN = user, O = groups)");
+  serve->add_option("--token-auth-file", s.token_auth_file,
+                    "CSV of static bearer tokens: token,user,uid[,\"group1,group2\"]");
+  serve
+      ->add_option("--anonymous-auth", s.anonymous_auth,
+                   "serve requests without credentials as system:anonymous")
+      ->capture_default_str();
   serve->add_option("--hostname-override", s.hostname,
                     "the host name this server's identity Lease is named after (default: the "
                     "machine's); servers sharing a machine need distinct ones");
@@ -200,6 +208,8 @@ int RunServe(ServeFlags& f) {
   sigaddset(&signals, SIGTERM);
   sigaddset(&signals, SIGINT);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);  // every thread started below inherits it
+  // Upstream answers health probes without credentials only when anonymous auth is on.
+  f.server.health_requires_auth = !f.server.anonymous_auth;
   auto server = apiserver::server::ApiServer::Start(f.server);
   if (!server.ok()) {
     std::cerr << "svcplane: " << server.status().message() << "\n";

@@ -77,19 +77,22 @@ class Lifecycle(unittest.TestCase):
         except urllib.error.HTTPError as e:
             return e.code, e.read()
 
-    def test_401_without_token(self):
+    def test_no_token_is_anonymous_and_a_wrong_token_is_401(self):
         with open(self.srv.kubeconfig) as f:
             kc = yaml.safe_load(f)
         token = kc["users"][0]["user"]["token"]
         for path in ("/api/v1/namespaces", "/apis/coordination.k8s.io/v1/leases", "/api",
                      "/metrics"):
+            # No credentials: system:anonymous, whom the default policy lets read nothing here.
             code, body = self._get(path)
-            self.assertEqual(code, 401, path)
+            self.assertEqual(code, 403, path)
             status = json.loads(body)
             self.assertEqual((status["kind"], status["reason"], status["code"]),
-                             ("Status", "Unauthorized", 401))
-            code, _ = self._get(path, token="not-the-token")
+                             ("Status", "Forbidden", 403))
+            self.assertIn('User "system:anonymous" cannot', status["message"])
+            code, body = self._get(path, token="not-the-token")
             self.assertEqual(code, 401, path)
+            self.assertEqual(json.loads(body)["reason"], "Unauthorized")
             code, _ = self._get(path, token=token)
             self.assertEqual(code, 200, path)
 

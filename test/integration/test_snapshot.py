@@ -10,7 +10,7 @@ none past it). The first is restored into a new data dir and into a fresh etcd, 
 on each, and every object of the snapshot must be there with the same content: with the same
 resourceVersion on the embedded store, in the same order on etcd. New Services get no address
 or port already in use. A server on etcd is saved too. Restoring into a store that has data is
-refused, and so is a damaged file; the endpoint answers 401 without credentials and 403 to
+refused, and so is a damaged file; the endpoint answers 403 to anonymous requests and to
 anyone but system:masters.
 """
 
@@ -441,7 +441,9 @@ class SnapshotTest(unittest.TestCase):
         body = json.loads(resp.read())
         conn.close()
         self.assertEqual((resp.status, body["kind"], body["reason"]),
-                         (401, "Status", "Unauthorized"))
+                         (403, "Status", "Forbidden"))
+        self.assertIn('User "system:anonymous" cannot get path "/svcplane/snapshot"',
+                      body["message"])
 
         pki = os.path.join(self.src.data_dir, "pki")
         key, csr, crt = (os.path.join(self.tmp, "alice." + e) for e in ("key", "csr", "crt"))

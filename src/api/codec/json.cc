@@ -1,5 +1,8 @@
 #include "api/codec/json.h"
 
+#include "api/authentication/v1/self_subject_review.h"
+#include "api/authorization/v1/reviews.h"
+
 #include "api/codec/internal/json_decode.h"
 #include "api/codec/internal/json_encode.h"
 #include "api/codec/internal/padded_parser.h"
@@ -129,6 +132,9 @@ SVCPLANE_INSTANTIATE(core::v1::Node)
 SVCPLANE_INSTANTIATE(core::v1::Endpoints)
 SVCPLANE_INSTANTIATE(core::v1::Event)
 SVCPLANE_INSTANTIATE(core::v1::Binding)
+SVCPLANE_INSTANTIATE(authentication::v1::SelfSubjectReview)
+SVCPLANE_INSTANTIATE(authorization::v1::SelfSubjectAccessReview)
+SVCPLANE_INSTANTIATE(authorization::v1::SelfSubjectRulesReview)
 SVCPLANE_INSTANTIATE(discovery::v1::EndpointSlice)
 SVCPLANE_INSTANTIATE(coordination::v1::Lease)
 SVCPLANE_INSTANTIATE(rbac::v1::Role)

@@ -1,5 +1,8 @@
 #include "api/codec/protobuf.h"
 
+#include "api/authentication/v1/self_subject_review.h"
+#include "api/authorization/v1/reviews.h"
+
 #include "api/codec/internal/proto_codec.h"
 
 namespace svcplane::api::codec {
@@ -307,6 +310,9 @@ SVCPLANE_INSTANTIATE_KIND(rbac::v1::ClusterRole)
 SVCPLANE_INSTANTIATE_KIND(rbac::v1::RoleBinding)
 SVCPLANE_INSTANTIATE_KIND(rbac::v1::ClusterRoleBinding)
 SVCPLANE_INSTANTIATE(core::v1::Binding)
+SVCPLANE_INSTANTIATE(authentication::v1::SelfSubjectReview)
+SVCPLANE_INSTANTIATE(authorization::v1::SelfSubjectAccessReview)
+SVCPLANE_INSTANTIATE(authorization::v1::SelfSubjectRulesReview)
 SVCPLANE_INSTANTIATE(meta::StatusObject)
 SVCPLANE_INSTANTIATE(meta::ObjectMeta)
 #undef SVCPLANE_INSTANTIATE_KIND

@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <array>
 #include <boost/json.hpp>
 #include <tuple>
 
@@ -49,7 +50,7 @@ TEST(DiscoveryTest, LegacyApisListsEveryGroupWithPreferredVersion) {
   EXPECT_EQ(o.at("kind").as_string(), "APIGroupList");
   EXPECT_EQ(o.at("apiVersion").as_string(), "v1");
   const auto& groups = o.at("groups").as_array();
-  ASSERT_EQ(groups.size(), 3u);
+  ASSERT_EQ(groups.size(), 5u);
   const auto* g = FindByKey(groups, "name", "discovery.k8s.io");
   ASSERT_NE(g, nullptr);
   EXPECT_EQ(json::serialize(g->at("preferredVersion")),
@@ -159,14 +160,40 @@ TEST(DiscoveryTest, AggregatedGroupsDocument) {
   Documents d("h:1");
   auto o = Parse(d.AggregatedApis());
   const auto& items = o.at("items").as_array();
-  ASSERT_EQ(items.size(), 3u);
+  ASSERT_EQ(items.size(), 5u);
   std::vector<std::string> names;
   for (const auto& i : items) names.emplace_back(i.at("metadata").at("name").as_string());
-  EXPECT_THAT(names, ::testing::UnorderedElementsAre("discovery.k8s.io", "coordination.k8s.io",
-                                                     "rbac.authorization.k8s.io"));
+  EXPECT_THAT(names, ::testing::ElementsAre("authentication.k8s.io", "authorization.k8s.io",
+                                            "coordination.k8s.io", "discovery.k8s.io",
+                                            "rbac.authorization.k8s.io"));
   for (const auto& i : items) {
     EXPECT_TRUE(i.at("metadata").at("creationTimestamp").is_null());
-    EXPECT_EQ(i.at("versions").as_array().size(), 1u);
+    const bool two = i.at("metadata").at("name").as_string() == "authentication.k8s.io";
+    EXPECT_EQ(i.at("versions").as_array().size(), two ? 2u : 1u);
+  }
+}
+
+// The review kinds (spec authn §0): cluster-scoped, create only, no storage version hash;
+// authentication.k8s.io serves v1 (preferred) and v1beta1.
+TEST(DiscoveryTest, ReviewKinds) {
+  Documents d("h:1");
+  auto g = Parse(*d.Group("authentication.k8s.io"));
+  EXPECT_EQ(g.at("preferredVersion").at("version").as_string(), "v1");
+  EXPECT_EQ(g.at("versions").as_array().size(), 2u);
+  for (auto [group, version, resource, kind] : std::vector<std::array<std::string_view, 4>>{
+           {"authentication.k8s.io", "v1", "selfsubjectreviews", "SelfSubjectReview"},
+           {"authentication.k8s.io", "v1beta1", "selfsubjectreviews", "SelfSubjectReview"},
+           {"authorization.k8s.io", "v1", "selfsubjectaccessreviews", "SelfSubjectAccessReview"},
+           {"authorization.k8s.io", "v1", "selfsubjectrulesreviews", "SelfSubjectRulesReview"}}) {
+    const std::string* list = d.ResourceList(group, version);
+    ASSERT_NE(list, nullptr) << group << "/" << version;
+    auto l = Parse(*list);
+    const auto* r = FindByKey(l.at("resources").as_array(), "name", resource);
+    ASSERT_NE(r, nullptr) << resource;
+    EXPECT_EQ(r->at("kind").as_string(), kind);
+    EXPECT_FALSE(r->at("namespaced").as_bool());
+    EXPECT_EQ(json::serialize(r->at("verbs")), R"(["create"])");
+    EXPECT_FALSE(r->contains("storageVersionHash"));
   }
 }
 

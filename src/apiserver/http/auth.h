@@ -1,25 +1,77 @@
 #pragma once
 
+#include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "apiserver/http/handler.h"
+#include "apiserver/http/token_file.h"
 
+// The authenticator chain of kube-apiserver (spec authn §2.1, pkg/kubeapiserver/authenticator):
+//   WithAnonymous(WithAuthenticatedGroup(Union({X509Authenticator(), BearerTokenAuthenticator()})))
+// Every piece is an http::Authenticator; the server answers 401 to anything but kAuthenticated.
 namespace svcplane::apiserver::http {
 
-// Accepts `Authorization: Bearer <token>` when the token equals `token`, compared in constant
-// time (SHA-256 of both sides, then CRYPTO_memcmp, so neither content nor length leaks through
-// timing). Yields `identity`.
+inline constexpr std::string_view kAuthenticatedGroup = "system:authenticated";
+inline constexpr std::string_view kUnauthenticatedGroup = "system:unauthenticated";
+inline constexpr std::string_view kAnonymousUser = "system:anonymous";
+inline constexpr std::string_view kCredentialIdKey = "authentication.kubernetes.io/credential-id";
+
+// The warning upstream attaches when `Authorization: Bearer  <token>` has two spaces.
+inline constexpr std::string_view kExtraSpaceWarning =
+    "299 - \"the provided Authorization header contains extra space before the bearer token, "
+    "and is ignored\"";
+
+// What an Authorization header holds (k8s.io/apiserver bearertoken.go): the value trimmed of
+// spaces, split on " " into at most 3 parts, scheme compared case-insensitively to "bearer",
+// the token is the second part ("Bearer abc def" → "abc"). An empty second part ("Bearer  tok")
+// is kExtraSpace: no credential, with kExtraSpaceWarning.
+struct BearerHeader {
+  enum class Kind { kNone, kToken, kExtraSpace };
+  Kind kind = Kind::kNone;
+  std::string_view token;  // a view into the header value
+};
+BearerHeader ParseBearerHeader(std::string_view authorization);
+
+// Bearer tokens: `fast_token` (the admin token, compared in constant time without hashing: it
+// is checked on nearly every request of the built-in clients) maps to `fast_identity`; any
+// other token is looked up in `tokens` (may be null). A token nobody knows is kFailed ("invalid
+// bearer token"); no Authorization header, another scheme or an empty token are kNoOpinion.
+// Identities are returned as configured: WithAuthenticatedGroup adds system:authenticated.
+struct BearerTokens {
+  std::string fast_token;  // empty: none
+  Identity fast_identity;
+  std::shared_ptr<const TokenFile> tokens;
+};
+Authenticator BearerTokenAuthenticator(BearerTokens tokens);
+// One token (tests and benchmarks).
 Authenticator BearerTokenAuthenticator(std::string token, Identity identity);
 
-// Accepts a request whose TLS client certificate verified against the server's client CA
-// (ServerOptions::client_ca_pem); user = CN, groups = O entries plus system:authenticated.
-Authenticator ClientCertAuthenticator();
+// The connection's client certificate (Request::peer_certificate, examined at the handshake):
+// none, or an empty CN → kNoOpinion; not verified, or more than one / an empty UID attribute →
+// kFailed (and a log line `verifying certificate SN=.., SKID=.., AKID=.. failed: ..`).
+// Otherwise user = CN, groups = every O in order, uid = the UID attribute, extra
+// credential-id = ["X509SHA256=<hex>"].
+Authenticator X509Authenticator();
 
-// The first authenticator that accepts wins.
-Authenticator FirstOf(std::vector<Authenticator> authenticators);
+// Tries each in order; the first kAuthenticated wins (errors of the others dropped); else
+// kFailed if any failed (errors joined), else kNoOpinion. Warnings of all that ran are kept.
+Authenticator Union(std::vector<Authenticator> authenticators);
 
-// The admin identity both admin credentials map to.
+// Appends system:authenticated to an authenticated user unless it is system:anonymous or
+// already has system:authenticated or system:unauthenticated (spec authn §2.6).
+Authenticator WithAuthenticatedGroup(Authenticator inner);
+// The group rule of WithAuthenticatedGroup, on one identity.
+void AddAuthenticatedGroup(Identity* id);
+
+// --anonymous-auth: kNoOpinion becomes system:anonymous / [system:unauthenticated];
+// kFailed stays kFailed (upstream FailOnError: a bad credential is never anonymous).
+Authenticator WithAnonymous(Authenticator inner);
+Identity AnonymousIdentity();
+
+// The admin identity the admin token and admin certificate map to (system:authenticated
+// included, as the chain would add it).
 Identity AdminIdentity();
 
 }  // namespace svcplane::apiserver::http

@@ -28,10 +28,21 @@ struct Identity {
   bool operator==(const Identity&) const = default;
 };
 
-// The subject of a client certificate that verified against the server's client CA.
+// The client certificate a TLS connection presented, examined once at its handshake. The
+// handshake never fails because of it (spec authn §2.1): the x509 authenticator decides.
 struct PeerCertificate {
+  // Verified against the client CAs, with the intermediates the client sent, at the handshake's
+  // time, for ExtKeyUsage clientAuth. When false, verify_error says why.
+  bool verified = false;
+  std::string verify_error;
   std::string common_name;
-  std::vector<std::string> organizations;
+  std::vector<std::string> organizations;  // every Subject O, in order
+  std::vector<std::string> uids;           // every Subject UID (0.9.2342.19200300.100.1.1)
+  std::string sha256_hex;                  // lowercase hex SHA-256 of the leaf's DER
+  // For the failure log line: serial in decimal, key ids as "AA:BB:..".
+  std::string serial;
+  std::string subject_key_id;
+  std::string authority_key_id;
 };
 
 struct Request {
@@ -45,6 +56,9 @@ struct Request {
   std::string remote_address;  // "127.0.0.1:53412"
   std::optional<PeerCertificate> peer_certificate;
   Identity identity;  // filled in after authentication succeeded
+  // The request's Audit-ID header as sent, or a new UUID; the response echoes it in its own
+  // Audit-ID header (spec authn §1 item 1). Set by the server before authentication.
+  std::string audit_id;
 
   // First header with this name, compared case-insensitively.
   std::optional<std::string_view> Header(std::string_view name) const;
@@ -87,8 +101,38 @@ using Reply = std::variant<Response, std::shared_ptr<StreamWriter>>;
 // workers. An exception escaping it becomes a 500 Status.
 using Handler = std::function<Reply(const Request&)>;
 
-// Decides who a request comes from; nullopt means unauthenticated (the server answers 401).
+// What an authenticator made of a request (k8s.io/apiserver authenticator.Request's
+// (response, ok, err)): a user, no credential it understands, or a credential that failed.
+struct AuthResult {
+  enum class Outcome { kNoOpinion, kAuthenticated, kFailed };
+  Outcome outcome = Outcome::kNoOpinion;
+  Identity identity;  // kAuthenticated
+  std::string error;  // kFailed: why, for the server log only (never the response)
+  // Values for Warning response headers ("299 - \"...\""), whatever the outcome.
+  std::vector<std::string> warnings;
+  // The credential came from the Authorization header, which the server then removes before
+  // handlers see the request (never echoed, logged or audited).
+  bool consumed_authorization = false;
+
+  static AuthResult NoOpinion() { return {}; }
+  static AuthResult Authenticated(Identity id) {
+    AuthResult r;
+    r.outcome = Outcome::kAuthenticated;
+    r.identity = std::move(id);
+    return r;
+  }
+  static AuthResult Failed(std::string why) {
+    AuthResult r;
+    r.outcome = Outcome::kFailed;
+    r.error = std::move(why);
+    return r;
+  }
+  bool authenticated() const { return outcome == Outcome::kAuthenticated; }
+};
+
+// Decides who a request comes from. Anything but kAuthenticated makes the server answer 401
+// (anonymous access is an authenticator that turns kNoOpinion into system:anonymous).
 // Runs on an I/O thread: it must be fast and must not throw.
-using Authenticator = std::function<std::optional<Identity>(const Request&)>;
+using Authenticator = std::function<AuthResult(const Request&)>;
 
 }  // namespace svcplane::apiserver::http

@@ -1,5 +1,6 @@
 #include "apiserver/http/server.h"
 
+#include <openssl/err.h>
 #include <openssl/pem.h>
 #include <openssl/ssl.h>
 
@@ -29,18 +30,30 @@ namespace net = boost::asio;
 namespace ssl = boost::asio::ssl;
 using tcp = boost::asio::ip::tcp;
 
-// Names the client CA in the CertificateRequest, so clients holding several certificates pick
-// the right one.
-Status AddClientCaName(ssl::context& ctx, const std::string& ca_pem) {
+// Names every client CA in the CertificateRequest, so clients holding several certificates
+// pick the right one.
+Status AddClientCaNames(ssl::context& ctx, const std::string& ca_pem) {
   BIO* bio = BIO_new_mem_buf(ca_pem.data(), static_cast<int>(ca_pem.size()));
-  X509* ca = PEM_read_bio_X509(bio, nullptr, nullptr, nullptr);
+  int added = 0;
+  while (X509* ca = PEM_read_bio_X509(bio, nullptr, nullptr, nullptr)) {
+    int ok = SSL_CTX_add_client_CA(ctx.native_handle(), ca);
+    X509_free(ca);
+    if (ok != 1) {
+      BIO_free(bio);
+      return InvalidError("client CA: cannot add to the TLS context");
+    }
+    ++added;
+  }
   BIO_free(bio);
-  if (ca == nullptr) return InvalidError("client CA: not a PEM certificate");
-  int ok = SSL_CTX_add_client_CA(ctx.native_handle(), ca);
-  X509_free(ca);
-  if (ok != 1) return InvalidError("client CA: cannot add to the TLS context");
+  ERR_clear_error();  // the loop ends on a "no start line" error
+  if (added == 0) return InvalidError("client CA: not a PEM certificate");
   return Status::Ok();
 }
+
+// Accepts whatever certificate the client sent: the x509 authenticator verifies it afterwards
+// (internal/client_cert.h) and answers 401 rather than a TLS alert, as Go's RequestClientCert.
+// Proof of possession (CertificateVerify) is still checked by TLS.
+int AcceptAnyClientCertificate(int /*preverify_ok*/, X509_STORE_CTX* /*ctx*/) { return 1; }
 
 Result<ssl::context> MakeTlsContext(const ServerOptions& o) {
   ssl::context ctx(ssl::context::tls_server);
@@ -62,10 +75,9 @@ Result<ssl::context> MakeTlsContext(const ServerOptions& o) {
   if (!o.client_ca_pem.empty()) {
     ctx.add_certificate_authority(net::buffer(o.client_ca_pem), ec);
     if (ec) return InvalidError("client CA: " + ec.message());
-    SVC_RETURN_IF_ERROR(AddClientCaName(ctx, o.client_ca_pem));
+    SVC_RETURN_IF_ERROR(AddClientCaNames(ctx, o.client_ca_pem));
     // Ask for a certificate but do not require one: bearer-token clients have none.
-    ctx.set_verify_mode(ssl::verify_peer, ec);
-    if (ec) return InvalidError("client verification: " + ec.message());
+    SSL_CTX_set_verify(ctx.native_handle(), SSL_VERIFY_PEER, AcceptAnyClientCertificate);
     // OpenSSL refuses resumed sessions under verify_peer without a session id context.
     static constexpr unsigned char kSessionContext[] = "svcplane";
     SSL_CTX_set_session_id_context(ctx.native_handle(), kSessionContext,

@@ -25,16 +25,24 @@ struct ServerOptions {
   int io_threads = 2;              // run TLS, parsing and stream writes
   int worker_threads = 4;          // run handlers (see Handler)
 
-  std::string cert_pem;       // serving certificate (chain), PEM
-  std::string key_pem;        // its private key, PEM
-  std::string client_ca_pem;  // when set, clients may present certificates signed by this CA
+  std::string cert_pem;  // serving certificate (chain), PEM
+  std::string key_pem;   // its private key, PEM
+  // When set (one or more PEM CAs), clients are asked for a certificate. The handshake accepts
+  // any, or none; each connection's is verified against these CAs once, at the handshake, and
+  // the result handed to the authenticator (Request::peer_certificate).
+  std::string client_ca_pem;
 
-  // Required: every request except the health endpoints (unless health_requires_auth) must be
-  // accepted by it, or gets 401 and no data.
+  // Required: every request must be accepted by it (kAuthenticated), or gets 401 and no data.
+  // Health endpoints are the exception when the authenticator has no opinion (no credential)
+  // and health_requires_auth is false.
   Authenticator authenticator;
   // /livez, /readyz, /healthz answer without credentials by default, as upstream's
-  // system:public-info-viewer allows; true puts them behind the authenticator too.
+  // system:public-info-viewer allows the anonymous user; true (upstream's --anonymous-auth=false)
+  // puts them behind the authenticator too.
   bool health_requires_auth = false;
+  // The 401 sent when authentication refuses a request (e.g. a protobuf Status for a client
+  // that prefers it); unset: the JSON Status with message and reason "Unauthorized".
+  std::function<Response(const Request&)> unauthorized_response;
   // More named checks for /livez and /readyz (endpoint "livez" or "readyz"), e.g. the store's.
   // Called on an I/O thread for every probe: must answer at once, from cached state.
   std::function<std::vector<HealthCheck>(std::string_view endpoint)> health_checks;

@@ -21,6 +21,7 @@
 #include "apiserver/pki/kubeconfig.h"
 #include "apiserver/pki/pki.h"
 #include "base/suspend.h"
+#include "base/tls/x509.h"
 
 namespace svcplane::apiserver::http {
 namespace {
@@ -118,6 +119,13 @@ class ServerTest : public ::testing::Test {
       std::this_thread::sleep_for(400ms);
       return Response{200, "text/plain", "slow done", {}};
     });
+    // What a handler sees of authentication: the Authorization header must be gone.
+    router_.Handle("GET", "/seen", [](const Request& req) {
+      std::string body = req.identity.user + " authorization=" +
+                         std::string(req.Header("Authorization").value_or("<none>")) +
+                         " audit=" + req.audit_id;
+      return Response{200, "text/plain", body, {}};
+    });
     router_.Handle("GET", "/block", [this](const Request&) {
       std::unique_lock lock(block_mu_);
       block_cv_.wait_for(lock, 10s, [&] { return unblocked_; });
@@ -173,8 +181,10 @@ class ServerTest : public ::testing::Test {
     opts.cert_pem = pki_.serving_cert_pem;
     opts.key_pem = pki_.serving_key_pem;
     opts.client_ca_pem = pki_.ca_cert_pem;
-    opts.authenticator = FirstOf(
-        {BearerTokenAuthenticator(pki_.admin_token, AdminIdentity()), ClientCertAuthenticator()});
+    if (!opts.authenticator) {
+      opts.authenticator = WithAuthenticatedGroup(Union(
+          {X509Authenticator(), BearerTokenAuthenticator(pki_.admin_token, AdminIdentity())}));
+    }
     auto s = Server::Start(std::move(opts), [this](const Request& r) { return router_(r); });
     ASSERT_TRUE(s.ok()) << s.status().ToString();
     server_ = std::move(*s);
@@ -297,6 +307,67 @@ TEST_F(ServerTest, ClientCertificateSignedByTheCaGets200) {
                                      false));
   ASSERT_EQ(code, 0) << out;
   EXPECT_EQ(out, "hello admin\n200");
+}
+
+TEST_F(ServerTest, AuditIdIsEchoedOrMintedOnEveryResponse) {
+  StartServer();
+  auto [code, out] = RunCommand(Curl({"-i", "-H", "Audit-ID: abc-123", Url("/seen")}));
+  ASSERT_EQ(code, 0) << out;
+  EXPECT_NE(out.find("Audit-ID: abc-123\r\n"), std::string::npos) << out;
+  // The handler gets the ID, and not the bearer token that authenticated the request.
+  EXPECT_NE(out.find("admin authorization=<none> audit=abc-123"), std::string::npos) << out;
+  auto unauth = RunCommand(Curl({"-i", "-H", "Audit-ID: xyz", Url("/seen")}, false));
+  EXPECT_NE(unauth.second.find("401"), std::string::npos) << unauth.second;
+  EXPECT_NE(unauth.second.find("Audit-ID: xyz\r\n"), std::string::npos) << unauth.second;
+  EXPECT_EQ(unauth.second.find("WWW-Authenticate"), std::string::npos) << unauth.second;
+  auto minted = RunCommand(Curl({"-i", Url("/livez")}, false));
+  auto at = minted.second.find("Audit-ID: ");
+  ASSERT_NE(at, std::string::npos) << minted.second;
+  EXPECT_EQ(minted.second.find("\r\n", at) - at, std::string("Audit-ID: ").size() + 36);
+}
+
+TEST_F(ServerTest, AnonymousGetsTheExtraSpaceWarningAndBadTokensGet401) {
+  ServerOptions opts;
+  opts.authenticator = WithAnonymous(WithAuthenticatedGroup(
+      Union({X509Authenticator(), BearerTokenAuthenticator(pki_.admin_token, AdminIdentity())})));
+  StartServer(opts);
+  auto two = RunCommand(
+      Curl({"-i", "-H", "Authorization: Bearer  " + pki_.admin_token, Url("/seen")}, false));
+  EXPECT_NE(two.second.find("Warning: 299 - \"the provided Authorization header contains extra "
+                            "space before the bearer token, and is ignored\"\r\n"),
+            std::string::npos)
+      << two.second;
+  // Not consumed: the header stays for whatever comes next (it authenticated nobody).
+  EXPECT_NE(two.second.find("system:anonymous authorization=Bearer  "), std::string::npos)
+      << two.second;
+  auto bad = RunCommand(
+      Curl({"-w", "\n%{http_code}", "-H", "Authorization: Bearer nope", Url("/healthz")}, false));
+  EXPECT_EQ(bad.second, std::string(kUnauthorized) + "\n401");
+}
+
+TEST_F(ServerTest, UntrustedClientCertificateCompletesTheHandshakeThenGets401) {
+  auto rogue_ca = base::tls::IssueKeyPair(
+      {.kind = base::tls::CertKind::kCa, .common_name = "rogue"}, nullptr, nullptr);
+  ASSERT_TRUE(rogue_ca.ok());
+  auto ca_cert = base::tls::CertFromPem(rogue_ca->cert_pem);
+  auto ca_key = base::tls::KeyFromPem(rogue_ca->key_pem);
+  auto leaf = base::tls::IssueKeyPair({.kind = base::tls::CertKind::kClient,
+                                       .common_name = "admin",
+                                       .organizations = {"system:masters"}},
+                                      ca_cert->get(), ca_key->get());
+  ASSERT_TRUE(leaf.ok());
+  WriteFile("rogue.crt", leaf->cert_pem);
+  WriteFile("rogue.key", leaf->key_pem);
+  StartServer();
+  auto [code, out] = RunCommand(Curl({"--cert", Path("rogue.crt"), "--key", Path("rogue.key"), "-w",
+                                      "\n%{http_code}", Url("/hello")},
+                                     false));
+  ASSERT_EQ(code, 0) << out;  // TLS succeeded
+  EXPECT_EQ(out, std::string(kUnauthorized) + "\n401");
+  // A valid token next to the bad certificate wins.
+  auto with_token = RunCommand(Curl({"--cert", Path("rogue.crt"), "--key", Path("rogue.key"), "-w",
+                                     "\n%{http_code}", Url("/hello")}));
+  EXPECT_EQ(with_token.second, "hello admin\n200");
 }
 
 TEST_F(ServerTest, UnknownPathGets404StatusFromTheRouter) {
@@ -790,7 +861,7 @@ TEST(ServerStartTest, BadOptionsFailWithStatus) {
   ServerOptions opts;
   auto no_auth = Server::Start(opts, [](const Request&) { return Response{}; });
   EXPECT_EQ(no_auth.status().code(), Code::kInvalid);
-  opts.authenticator = [](const Request&) { return std::optional<Identity>(); };
+  opts.authenticator = [](const Request&) { return AuthResult::NoOpinion(); };
   opts.cert_pem = "not a cert";
   auto bad_cert = Server::Start(opts, [](const Request&) { return Response{}; });
   EXPECT_EQ(bad_cert.status().code(), Code::kInvalid);

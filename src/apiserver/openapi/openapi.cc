@@ -2,6 +2,7 @@
 
 #include <openssl/evp.h>
 
+#include <algorithm>
 #include <functional>
 #include <set>
 
@@ -78,6 +79,19 @@ KindSchemas AddKind(std::string_view kind, SchemaSet* s) {
          return KindSchemas{s->Add<api::rbac::v1::ClusterRoleBinding>(),
                             s->Add<api::ClusterRoleBindingList>()};
        }},
+      // The review kinds have no List.
+      {"SelfSubjectReview",
+       [](SchemaSet* s) {
+         return KindSchemas{s->Add<api::authentication::v1::SelfSubjectReview>(), {}};
+       }},
+      {"SelfSubjectAccessReview",
+       [](SchemaSet* s) {
+         return KindSchemas{s->Add<api::authorization::v1::SelfSubjectAccessReview>(), {}};
+       }},
+      {"SelfSubjectRulesReview",
+       [](SchemaSet* s) {
+         return KindSchemas{s->Add<api::authorization::v1::SelfSubjectRulesReview>(), {}};
+       }},
   };
   auto it = kByKind.find(kind);
   SVC_CHECK(it != kByKind.end()) << "no OpenAPI schema for kind " << kind;
@@ -89,9 +103,18 @@ json::array Gvk(std::string_view group, std::string_view version, std::string_vi
       json::object{{"group", Js(group)}, {"kind", Js(kind)}, {"version", Js(version)}}};
 }
 
+// A type served under several versions (SelfSubjectReview v1 and v1beta1) lists each.
 void SetGvk(SchemaSet* s, std::string_view name, json::array gvk) {
   json::object* o = s->Find(name);
   SVC_CHECK(o != nullptr) << name;
+  auto* existing = o->if_contains("x-kubernetes-group-version-kind");
+  if (existing && existing->is_array()) {
+    for (auto& g : gvk) {
+      auto& arr = existing->as_array();
+      if (std::find(arr.begin(), arr.end(), g) == arr.end()) arr.push_back(g);
+    }
+    return;
+  }
   (*o)["x-kubernetes-group-version-kind"] = std::move(gvk);
 }
 
@@ -150,7 +173,7 @@ Parts BuildParts(Include include) {
     if (!include(r)) continue;
     KindSchemas k = AddKind(r.kind, &schemas);
     SetGvk(&schemas, k.kind, Gvk(r.group, r.version, r.kind));
-    SetGvk(&schemas, k.list, Gvk(r.group, r.version, r.list_kind));
+    if (!r.list_kind.empty()) SetGvk(&schemas, k.list, Gvk(r.group, r.version, r.list_kind));
     internal::AddResourcePaths(r, k.kind, k.list, &paths);
   }
   AddCommonSchemas(&schemas);

@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <array>
+
 #include <boost/json.hpp>
 
 namespace svcplane::apiserver::openapi {
@@ -29,9 +31,10 @@ class OpenApiTest : public ::testing::Test {
 TEST_F(OpenApiTest, IndexListsEveryGroupVersionWithHash) {
   auto index = json::parse(Docs().Index()).as_object();
   const auto& paths = index.at("paths").as_object();
-  EXPECT_EQ(paths.size(), 4u);
+  EXPECT_EQ(paths.size(), 7u);
   for (auto p : {"api/v1", "apis/discovery.k8s.io/v1", "apis/coordination.k8s.io/v1",
-                 "apis/rbac.authorization.k8s.io/v1"}) {
+                 "apis/rbac.authorization.k8s.io/v1", "apis/authentication.k8s.io/v1",
+                 "apis/authentication.k8s.io/v1beta1", "apis/authorization.k8s.io/v1"}) {
     ASSERT_TRUE(paths.contains(p)) << p;
     std::string url(paths.at(p).at("serverRelativeURL").as_string());
     EXPECT_EQ(url, "/openapi/v3/" + std::string(p) + "?hash=" + std::string(Docs().Hash(p)));
@@ -244,6 +247,31 @@ TEST_F(OpenApiTest, GroupDocsHoldOnlyTheirKinds) {
                 .at("$ref")
                 .as_string(),
             "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime");
+}
+
+// The review kinds: a POST on the collection, no item path, both versions' GVKs for the shared
+// SelfSubjectReview schema in the all-groups document.
+TEST_F(OpenApiTest, ReviewKindsAreCreateOnly) {
+  for (auto [doc_path, path, schema] : std::vector<std::array<std::string_view, 3>>{
+           {"apis/authentication.k8s.io/v1", "/apis/authentication.k8s.io/v1/selfsubjectreviews",
+            "io.k8s.api.authentication.v1.SelfSubjectReview"},
+           {"apis/authentication.k8s.io/v1beta1",
+            "/apis/authentication.k8s.io/v1beta1/selfsubjectreviews",
+            "io.k8s.api.authentication.v1.SelfSubjectReview"},
+           {"apis/authorization.k8s.io/v1",
+            "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",
+            "io.k8s.api.authorization.v1.SelfSubjectAccessReview"},
+           {"apis/authorization.k8s.io/v1", "/apis/authorization.k8s.io/v1/selfsubjectrulesreviews",
+            "io.k8s.api.authorization.v1.SelfSubjectRulesReview"}}) {
+    auto doc = Doc(doc_path);
+    const auto& paths = doc.at("paths").as_object();
+    ASSERT_TRUE(paths.contains(path)) << path;
+    const auto& ops = paths.at(path).as_object();
+    EXPECT_TRUE(ops.contains("post")) << path;
+    EXPECT_FALSE(ops.contains("get")) << path;
+    EXPECT_FALSE(paths.contains(std::string(path) + "/{name}")) << path;
+    EXPECT_TRUE(doc.at("components").at("schemas").as_object().contains(schema)) << schema;
+  }
 }
 
 }  // namespace

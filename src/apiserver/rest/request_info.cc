@@ -51,8 +51,8 @@ Result<RequestInfo> ParseResourcePath(std::string_view path) {
     if (r.size() >= 2) info.name = std::string(r[1]);
     if (r.size() == 3) info.subresource = std::string(r[2]);
   }
-  const api::ResourceInfo* res = api::FindResource(group, resource);
-  if (res == nullptr || res->version != version) return NotFound();
+  const api::ResourceInfo* res = api::FindResource(group, version, resource);
+  if (res == nullptr) return NotFound();
   if (!res->namespaced && !info.ns.empty()) return NotFound();
   if (res->namespaced && info.ns.empty() && !info.name.empty()) return NotFound();
   if (!info.subresource.empty() && !res->HasSubresource(info.subresource)) return NotFound();

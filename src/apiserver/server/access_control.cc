@@ -262,6 +262,54 @@ AccessDecision AccessControl::Check(const http::Request& request) const {
   return out;
 }
 
+api::authorization::v1::SubjectAccessReviewStatus AccessControl::ReviewAccess(
+    const api::authorization::v1::SelfSubjectAccessReview& review,
+    const http::Identity& user) const {
+  authorization::Attributes a;
+  a.user = &user;
+  if (const auto& r = review.spec.resource_attributes) {
+    a.resource_request = true;
+    a.verb = r->verb;
+    a.ns = r->ns;
+    a.api_group = r->group;
+    a.api_version = r->version;
+    a.resource = r->resource;
+    a.subresource = r->subresource;
+    a.name = r->name;
+    if (r->field_selector) a.field_selector = r->field_selector->raw_selector;
+    if (r->label_selector) a.label_selector = r->label_selector->raw_selector;
+  } else if (const auto& n = review.spec.non_resource_attributes) {
+    a.path = n->path;
+    a.verb = n->verb;
+  }
+  authorization::Result decided = impl_->chain.Authorize(a);
+  api::authorization::v1::SubjectAccessReviewStatus status;
+  status.allowed = decided.decision == Decision::kAllow;
+  status.denied = decided.decision == Decision::kDeny;
+  status.reason = decided.reason;
+  status.evaluation_error = decided.error;
+  return status;
+}
+
+api::authorization::v1::SubjectRulesReviewStatus AccessControl::ReviewRules(
+    std::string_view ns, const http::Identity& user) const {
+  authorization::RulesResult rules = impl_->chain.RulesFor(user, ns);
+  api::authorization::v1::SubjectRulesReviewStatus status;
+  for (auto& r : rules.resource_rules) {
+    status.resource_rules.push_back({.verbs = std::move(r.verbs),
+                                     .api_groups = std::move(r.api_groups),
+                                     .resources = std::move(r.resources),
+                                     .resource_names = std::move(r.resource_names)});
+  }
+  for (auto& r : rules.non_resource_rules) {
+    status.non_resource_rules.push_back(
+        {.verbs = std::move(r.verbs), .non_resource_urls = std::move(r.non_resource_urls)});
+  }
+  status.incomplete = rules.incomplete;
+  status.evaluation_error = std::move(rules.evaluation_error);
+  return status;
+}
+
 const authorization::AuthorizerWithRules& AccessControl::chain() const { return impl_->chain; }
 const authorization::RbacAuthorizer& AccessControl::rbac() const { return impl_->rbac; }
 const authorization::NodeGraph& AccessControl::node_graph() const { return impl_->graph; }

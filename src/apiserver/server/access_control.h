@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 
+#include "api/authorization/v1/reviews.h"
 #include "api/core/v1/node.h"
 #include "api/core/v1/pod.h"
 #include "api/rbac/v1/rbac.h"
@@ -57,6 +58,13 @@ class AccessControl {
 
   // Impersonation then authorization of a request the authenticator accepted.
   AccessDecision Check(const http::Request& request) const;
+
+  // SelfSubjectAccessReview / SelfSubjectRulesReview answered by the chain (spec §3.9).
+  api::authorization::v1::SubjectAccessReviewStatus ReviewAccess(
+      const api::authorization::v1::SelfSubjectAccessReview& review,
+      const http::Identity& user) const;
+  api::authorization::v1::SubjectRulesReviewStatus ReviewRules(std::string_view ns,
+                                                               const http::Identity& user) const;
 
   // The whole chain, for SelfSubjectAccessReview / SelfSubjectRulesReview and escalation checks.
   const authorization::AuthorizerWithRules& chain() const;

@@ -9,6 +9,8 @@
 #include <atomic>
 #include <chrono>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 
 #include "apiserver/allocator/repair.h"
 #include "apiserver/allocator/service_allocator.h"
@@ -26,7 +28,10 @@
 #include "apiserver/pki/kubeconfig.h"
 #include "apiserver/pki/pki.h"
 #include "apiserver/registry/event_ttl.h"
+#include "apiserver/rest/resource_handler.h"
+#include "apiserver/rest/review_endpoints.h"
 #include "apiserver/rest/router.h"
+#include "apiserver/rest/status_body.h"
 #include "apiserver/server/access_control.h"
 #include "apiserver/server/cluster_join.h"
 #include "apiserver/server/collections.h"
@@ -328,9 +333,48 @@ class ApiServerImpl {
   }
 };
 
+namespace {
+
+// The authenticator chain of spec authn §2.1, built once the admin token is known.
+using AuthenticatorFactory = std::function<http::Authenticator(const std::string& admin_token)>;
+
+Result<AuthenticatorFactory> MakeAuthenticator(const ApiServerOptions& options) {
+  std::shared_ptr<const http::TokenFile> tokens;
+  if (!options.token_auth_file.empty()) {
+    std::vector<std::string> warnings;
+    auto file = http::TokenFile::Load(options.token_auth_file, &warnings);
+    if (!file.ok()) return file.status();
+    for (const auto& w : warnings) spdlog::warn("{}", w);
+    tokens = std::make_shared<const http::TokenFile>(std::move(*file));
+  }
+  const bool anonymous = options.anonymous_auth;
+  return AuthenticatorFactory([tokens, anonymous](const std::string& admin_token) {
+    http::Authenticator chain = http::WithAuthenticatedGroup(http::Union(
+        {http::X509Authenticator(),
+         http::BearerTokenAuthenticator({admin_token, http::AdminIdentity(), tokens})}));
+    return anonymous ? http::WithAnonymous(std::move(chain)) : chain;
+  });
+}
+
+Result<std::string> ReadClientCaFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream data;
+  data << in.rdbuf();
+  if (!in || data.str().find("-----BEGIN CERTIFICATE-----") == std::string::npos) {
+    return InvalidError(
+        fmt::format("--client-ca-file {}: cannot be read or holds no PEM certificate", path));
+  }
+  return data.str();
+}
+
+}  // namespace
+
 Result<std::unique_ptr<ApiServer>> ApiServer::Start(const ApiServerOptions& options) {
   auto impl = std::make_unique<ApiServerImpl>();
   impl->options = options;
+  // Before anything else: a broken token file must stop the server with its reason at once.
+  auto authenticator = MakeAuthenticator(options);
+  if (!authenticator.ok()) return authenticator.status();
   auto lock = pki::DataDirLock::Acquire(options.data_dir);
   if (!lock.ok()) return lock.status();
   impl->lock.emplace(std::move(*lock));
@@ -423,6 +467,31 @@ Result<std::unique_ptr<ApiServer>> ApiServer::Start(const ApiServerOptions& opti
     return BadRequestError("--authorization-mode " + options.authorization_mode +
                            " is not supported: \"Node,RBAC\" or \"AlwaysAllow\"");
   }
+  // The review kinds (never stored), answered by the authorizer chain; with AlwaysAllow, as
+  // upstream's AlwaysAllow authorizer answers them.
+  impl->router->Add(api::authentication::v1::kGroupName, "selfsubjectreviews",
+                    rest::SelfSubjectReviewEndpoint());
+  if (impl->access) {
+    const AccessControl* access = impl->access.get();
+    impl->router->Add(api::authorization::v1::kGroupName, "selfsubjectaccessreviews",
+                      rest::SelfSubjectAccessReviewEndpoint(
+                          [access](const api::authorization::v1::SelfSubjectAccessReview& review,
+                                   const http::Identity& user)
+                              -> Result<api::authorization::v1::SubjectAccessReviewStatus> {
+                            return access->ReviewAccess(review, user);
+                          }));
+    impl->router->Add(api::authorization::v1::kGroupName, "selfsubjectrulesreviews",
+                      rest::SelfSubjectRulesReviewEndpoint(
+                          [access](std::string_view ns, const http::Identity& user)
+                              -> Result<api::authorization::v1::SubjectRulesReviewStatus> {
+                            return access->ReviewRules(ns, user);
+                          }));
+  } else {
+    impl->router->Add(api::authorization::v1::kGroupName, "selfsubjectaccessreviews",
+                      rest::SelfSubjectAccessReviewEndpoint(rest::AlwaysAllowAccessReview));
+    impl->router->Add(api::authorization::v1::kGroupName, "selfsubjectrulesreviews",
+                      rest::SelfSubjectRulesReviewEndpoint(rest::AlwaysAllowRulesReview));
+  }
   SVC_RETURN_IF_ERROR(impl->StartAllocators());
   bootstrap::EnsureSystemNamespaces(*impl->namespaces);
   impl->StartRepair();
@@ -472,9 +541,18 @@ Result<std::unique_ptr<ApiServer>> ApiServer::Start(const ApiServerOptions& opti
   ho.cert_pem = impl->pki.serving_cert_pem;
   ho.key_pem = impl->pki.serving_key_pem;
   ho.client_ca_pem = impl->pki.ca_cert_pem;
-  ho.authenticator =
-      http::FirstOf({http::BearerTokenAuthenticator(impl->pki.admin_token, http::AdminIdentity()),
-                     http::ClientCertAuthenticator()});
+  if (!options.client_ca_file.empty()) {
+    auto extra = ReadClientCaFile(options.client_ca_file);
+    if (!extra.ok()) return extra.status();
+    if (!ho.client_ca_pem.empty() && ho.client_ca_pem.back() != '\n') ho.client_ca_pem += '\n';
+    ho.client_ca_pem += *extra;
+  }
+  ho.authenticator = (*authenticator)(impl->pki.admin_token);
+  ho.health_requires_auth = options.health_requires_auth;
+  ho.unauthorized_response = [](const http::Request& req) {
+    return rest::ErrorResponse(Status(Code::kUnauthorized, "Unauthorized"), {},
+                               rest::AcceptsProtobuf(req.Header("Accept").value_or("")));
+  };
   // As upstream, behind authentication (the HTTP layer lets only health endpoints through
   // without it).
   auto server = http::Server::Start(std::move(ho),

@@ -37,6 +37,17 @@ struct ApiServerOptions {
   // its own serving certificate with the same CA (cluster_join.h). Empty: this server keeps the
   // CA of its own data folder, and others cannot join it.
   std::string token;
+  // --client-ca-file: PEM bundle (one or more CAs) client certificates may be signed by, on top
+  // of the data folder's own CA (which signs the admin certificate).
+  std::string client_ca_file;
+  // --token-auth-file: static bearer tokens (spec authn §2.3); a bad file fails Start.
+  std::string token_auth_file;
+  // --anonymous-auth: requests without credentials run as system:anonymous (upstream's default;
+  // the bootstrap policy lets them read only /healthz, /livez, /readyz and /version).
+  bool anonymous_auth = true;
+  // /livez /readyz /healthz refuse clients without credentials (upstream with
+  // --anonymous-auth=false; `serve` sets it then).
+  bool health_requires_auth = false;
   // More names and addresses for the serving certificate (a load balancer's), as --tls-san.
   std::vector<std::string> tls_sans;
   // The host name this server's identity Lease is named after (kube-system/apiserver-<hash>);

@@ -118,6 +118,20 @@ void EncodeField(ProtoWriter& w, uint32_t n, const std::map<std::string, V, std:
     w.End(mark);
   }
 }
+// map<string, ExtraValue> (authentication UserInfo.extra): each value is an ExtraValue message
+// {items = 1} in protobuf, a plain string array in JSON.
+inline void EncodeField(ProtoWriter& w, uint32_t n,
+                        const std::map<std::string, std::vector<std::string>, std::less<>>& v,
+                        const ProtoField*) {
+  for (const auto& [key, val] : v) {
+    size_t mark = w.Begin(n);
+    w.Bytes(1, key);
+    size_t items = w.Begin(2);
+    for (const auto& item : val) w.Bytes(1, item);
+    w.End(items);
+    w.End(mark);
+  }
+}
 
 template <meta::Reflected T>
 struct FieldEncoder {
@@ -374,6 +388,38 @@ bool DecodeField(WireType wt, std::string_view raw, std::map<std::string, V, std
       if (!DecodeField(fwt, v, key, st, sf)) return false;
     } else if (num == 2) {
       if (!DecodeField(fwt, v, val, st, sf)) return false;
+    }
+  }
+  out.insert_or_assign(std::move(key), std::move(val));
+  return true;
+}
+inline bool DecodeField(WireType wt, std::string_view raw,
+                        std::map<std::string, std::vector<std::string>, std::less<>>& out,
+                        ProtoDecodeState& st, const ProtoField*) {
+  if (wt != kLen) return st.Fail("expected a map entry");
+  ProtoReader r(raw);
+  std::string key;
+  std::vector<std::string> val;
+  while (!r.done()) {
+    uint32_t num;
+    WireType fwt;
+    std::string_view v;
+    if (!r.ReadTag(&num, &fwt) || !r.ReadRaw(fwt, &v)) return st.Fail("truncated map entry");
+    if (num == 1) {
+      if (fwt != kLen) return st.Fail("expected a string map key");
+      key.assign(v);
+    } else if (num == 2) {
+      if (fwt != kLen) return st.Fail("expected an ExtraValue");
+      ProtoReader items(v);
+      while (!items.done()) {
+        uint32_t inum;
+        WireType iwt;
+        std::string_view item;
+        if (!items.ReadTag(&inum, &iwt) || !items.ReadRaw(iwt, &item)) {
+          return st.Fail("truncated ExtraValue");
+        }
+        if (inum == 1 && iwt == kLen) val.emplace_back(item);
+      }
     }
   }
   out.insert_or_assign(std::move(key), std::move(val));

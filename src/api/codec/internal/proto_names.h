@@ -5,6 +5,8 @@
 
 #include <string>
 
+#include "api/authentication/v1/self_subject_review.h"
+#include "api/authorization/v1/reviews.h"
 #include "api/types.h"
 
 namespace svcplane::api::meta {
@@ -106,5 +108,29 @@ SVCPLANE_RBAC(RoleBinding)
 SVCPLANE_RBAC(ClusterRoleBinding)
 #undef SVCPLANE_RBAC
 }  // namespace svcplane::api::rbac::v1
+// The review kinds keep no unknown members, so their schema is only looked up, never needed.
+namespace svcplane::api::authentication::v1 {
+#define SVCPLANE_AUTHN(T) SVCPLANE_PROTO_NAME(T, "k8s.io.api.authentication.v1." #T)
+SVCPLANE_AUTHN(UserInfo)
+SVCPLANE_AUTHN(SelfSubjectReviewStatus)
+SVCPLANE_AUTHN(SelfSubjectReview)
+#undef SVCPLANE_AUTHN
+}  // namespace svcplane::api::authentication::v1
+
+namespace svcplane::api::authorization::v1 {
+#define SVCPLANE_AUTHZ(T) SVCPLANE_PROTO_NAME(T, "k8s.io.api.authorization.v1." #T)
+SVCPLANE_PROTO_NAME(SelectorAttributes, "k8s.io.api.authorization.v1.FieldSelectorAttributes")
+SVCPLANE_AUTHZ(ResourceAttributes)
+SVCPLANE_AUTHZ(NonResourceAttributes)
+SVCPLANE_AUTHZ(SelfSubjectAccessReviewSpec)
+SVCPLANE_AUTHZ(SubjectAccessReviewStatus)
+SVCPLANE_AUTHZ(SelfSubjectAccessReview)
+SVCPLANE_AUTHZ(SelfSubjectRulesReviewSpec)
+SVCPLANE_AUTHZ(ResourceRule)
+SVCPLANE_AUTHZ(NonResourceRule)
+SVCPLANE_AUTHZ(SubjectRulesReviewStatus)
+SVCPLANE_AUTHZ(SelfSubjectRulesReview)
+#undef SVCPLANE_AUTHZ
+}  // namespace svcplane::api::authorization::v1
 
 #undef SVCPLANE_PROTO_NAME

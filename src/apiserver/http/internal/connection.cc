@@ -14,8 +14,10 @@
 #include <spdlog/spdlog.h>
 
 #include "apiserver/http/health.h"
+#include "apiserver/http/internal/client_cert.h"
 #include "apiserver/http/status_response.h"
 #include "base/check.h"
+#include "base/uuid.h"
 
 namespace svcplane::apiserver::http::internal {
 namespace {
@@ -30,31 +32,6 @@ constexpr auto kHandshakeTimeout = std::chrono::seconds(10);
 // After a 413, how much of the refused body we read and drop before closing, and for how long.
 constexpr std::size_t kMaxDrainBytes = 16 << 20;
 constexpr auto kDrainTimeout = std::chrono::seconds(2);
-
-std::vector<std::string> NameEntries(X509_NAME* name, int nid) {
-  std::vector<std::string> out;
-  for (int i = X509_NAME_get_index_by_NID(name, nid, -1); i >= 0;
-       i = X509_NAME_get_index_by_NID(name, nid, i)) {
-    unsigned char* utf8 = nullptr;
-    int len = ASN1_STRING_to_UTF8(&utf8, X509_NAME_ENTRY_get_data(X509_NAME_get_entry(name, i)));
-    if (len >= 0) out.emplace_back(reinterpret_cast<char*>(utf8), static_cast<size_t>(len));
-    OPENSSL_free(utf8);
-  }
-  return out;
-}
-
-// Only a certificate that verified against the client CA counts; OpenSSL has already failed the
-// handshake for one that did not, this is a second guard.
-std::optional<PeerCertificate> VerifiedPeer(SSL* ssl) {
-  X509* cert = SSL_get0_peer_certificate(ssl);
-  if (cert == nullptr || SSL_get_verify_result(ssl) != X509_V_OK) return std::nullopt;
-  PeerCertificate peer;
-  X509_NAME* subject = X509_get_subject_name(cert);
-  auto cns = NameEntries(subject, NID_commonName);
-  if (!cns.empty()) peer.common_name = cns.front();
-  peer.organizations = NameEntries(subject, NID_organizationName);
-  return peer;
-}
 
 // Everything but the body, so that authentication happens before the body is read.
 Result<Request> RequestFromHead(const bhttp::request_header<>& head) {
@@ -196,12 +173,14 @@ void Connection::OnHandshake(beast::error_code ec) {
     return;
   }
   handshake_done_ = true;
-  peer_ = VerifiedPeer(stream_.native_handle());
+  peer_ = ExaminePeer(stream_.native_handle());
   ReadRequest();
 }
 
 void Connection::ReadRequest() {
   if (shutting_down_ || !keep_alive_) return Close();
+  audit_id_.clear();
+  auth_warnings_.clear();
   phase_ = Phase::kIdle;
   parser_.emplace();
   parser_->header_limit(static_cast<std::uint32_t>(state_->options.header_limit));
@@ -283,16 +262,32 @@ bool Connection::AcceptHead() {
   }
   req->remote_address = remote_;
   req->peer_certificate = peer_;
+  // Kept verbatim as upstream's AuditInit does; a new UUID when absent.
+  auto audit = req->Header("Audit-ID");
+  req->audit_id = audit && !audit->empty() ? std::string(*audit) : NewUuid();
+  audit_id_ = req->audit_id;
   const ServerOptions& opts = state_->options;
-  if (!IsHealthPath(req->path) || opts.health_requires_auth) {
-    std::optional<Identity> id = opts.authenticator ? opts.authenticator(*req) : std::nullopt;
-    if (!id) {
-      // Refused before its body is read; a connection with an unread body cannot be reused.
-      drain_before_close_ = has_body;
-      Respond(StatusResponse(401, "Unauthorized", "Unauthorized"), has_body);
-      return false;
-    }
-    req->identity = std::move(*id);
+  AuthResult auth = opts.authenticator(*req);
+  auth_warnings_ = std::move(auth.warnings);
+  if (auth.outcome == AuthResult::Outcome::kFailed) {
+    SPDLOG_DEBUG("http: unauthorized request from {}: {}", remote_, auth.error);
+  }
+  // Health endpoints answer unauthenticated clients unless told otherwise (the anonymous user
+  // would be let through there anyway); a credential that failed still gets its 401.
+  const bool open_health = IsHealthPath(req->path) && !opts.health_requires_auth &&
+                           auth.outcome == AuthResult::Outcome::kNoOpinion;
+  if (!auth.authenticated() && !open_health) {
+    // Refused before its body is read; a connection with an unread body cannot be reused.
+    drain_before_close_ = has_body;
+    Respond(opts.unauthorized_response ? opts.unauthorized_response(*req)
+                                       : StatusResponse(401, "Unauthorized", "Unauthorized"),
+            has_body);
+    return false;
+  }
+  if (auth.authenticated()) req->identity = std::move(auth.identity);
+  if (auth.consumed_authorization) {
+    std::erase_if(req->headers,
+                  [](const auto& h) { return beast::iequals(h.first, "Authorization"); });
   }
   request_ = std::move(*req);
   return true;
@@ -373,6 +368,13 @@ void Connection::OnReply(Reply reply) {
   StartStream(std::move(writer));
 }
 
+void Connection::AddRequestHeaders(bhttp::fields& out) {
+  if (audit_id_.empty()) audit_id_ = NewUuid();  // refused before its head was accepted
+  // A handler that sets its own Audit-ID (none does) keeps it.
+  if (out.find("Audit-ID") == out.end()) CopyHeaders({{"Audit-ID", audit_id_}}, out);
+  for (const auto& w : auth_warnings_) CopyHeaders({{"Warning", w}}, out);
+}
+
 // Responses sealed into more TLS bytes than this drop the sealer's buffer once written.
 constexpr std::size_t kKeptSealerBytes = 64 * 1024;
 
@@ -384,6 +386,7 @@ void Connection::Respond(Response r, bool close_after) {
   res->result(ValidStatus(r.status));
   res->set(bhttp::field::content_type, r.content_type);
   CopyHeaders(r.headers, *res);
+  AddRequestHeaders(*res);
   const unsigned code = res->result_int();
   const bool no_body = code < 200 || code == 204 || code == 304;  // these carry no body
   if (r.body_source && !no_body && request_version_ >= 11) {
@@ -625,6 +628,7 @@ void Connection::StartStream(std::shared_ptr<StreamWriter> writer) {
   stream_head_->result(ValidStatus(head.status));
   stream_head_->set(bhttp::field::content_type, head.content_type);
   CopyHeaders(head.headers, *stream_head_);
+  AddRequestHeaders(*stream_head_);
   stream_head_->chunked(true);
   // The connection ends with the stream: it keeps a read pending to notice the client leaving,
   // and that read may consume bytes of a next request.

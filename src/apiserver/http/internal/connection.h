@@ -63,6 +63,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void ReadBody();
   void OnBody(boost::beast::error_code ec);
   void RespondTooLarge();
+  // Adds Audit-ID (a new one when the request head was never read) and authentication warnings.
+  void AddRequestHeaders(boost::beast::http::fields& out);
   bool AcceptHead();  // parses and authenticates the head; false when already answered
   void Dispatch();
   void RunOnIoThread(Request req);  // see ServerOptions::run_on_io_thread
@@ -107,6 +109,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::optional<Request> request_;  // the authenticated head while its body is read
   std::string remote_;
   std::optional<PeerCertificate> peer_;
+  // For the request being answered: its audit ID and the Warning headers authentication added,
+  // put on whatever response goes out (handler's, 401, stream head). Reset per request.
+  std::string audit_id_;
+  std::vector<std::string> auth_warnings_;
   Phase phase_ = Phase::kHandshake;
   bool handshake_done_ = false;
   bool shutting_down_ = false;

@@ -2,6 +2,8 @@
 
 #include <string_view>
 
+#include "api/authentication/v1/self_subject_review.h"
+#include "api/authorization/v1/reviews.h"
 #include "api/types.h"
 
 // Upstream OpenAPI component names for every reflected type (components.schemas keys). A type
@@ -107,6 +109,28 @@ SVCPLANE_SCHEMA_NAME(api::RoleList, "io.k8s.api.rbac.v1.RoleList")
 SVCPLANE_SCHEMA_NAME(api::ClusterRoleList, "io.k8s.api.rbac.v1.ClusterRoleList")
 SVCPLANE_SCHEMA_NAME(api::RoleBindingList, "io.k8s.api.rbac.v1.RoleBindingList")
 SVCPLANE_SCHEMA_NAME(api::ClusterRoleBindingList, "io.k8s.api.rbac.v1.ClusterRoleBindingList")
+// The review kinds. authentication.k8s.io v1beta1 serves the same type under the v1 name.
+#define SVCPLANE_AUTHN(T) \
+  SVCPLANE_SCHEMA_NAME(api::authentication::v1::T, "io.k8s.api.authentication.v1." #T)
+#define SVCPLANE_AUTHZ(T) \
+  SVCPLANE_SCHEMA_NAME(api::authorization::v1::T, "io.k8s.api.authorization.v1." #T)
+SVCPLANE_AUTHN(UserInfo)
+SVCPLANE_AUTHN(SelfSubjectReviewStatus)
+SVCPLANE_AUTHN(SelfSubjectReview)
+SVCPLANE_SCHEMA_NAME(api::authorization::v1::SelectorAttributes,
+                     "io.k8s.api.authorization.v1.FieldSelectorAttributes")
+SVCPLANE_AUTHZ(ResourceAttributes)
+SVCPLANE_AUTHZ(NonResourceAttributes)
+SVCPLANE_AUTHZ(SelfSubjectAccessReviewSpec)
+SVCPLANE_AUTHZ(SubjectAccessReviewStatus)
+SVCPLANE_AUTHZ(SelfSubjectAccessReview)
+SVCPLANE_AUTHZ(SelfSubjectRulesReviewSpec)
+SVCPLANE_AUTHZ(ResourceRule)
+SVCPLANE_AUTHZ(NonResourceRule)
+SVCPLANE_AUTHZ(SubjectRulesReviewStatus)
+SVCPLANE_AUTHZ(SelfSubjectRulesReview)
+#undef SVCPLANE_AUTHZ
+#undef SVCPLANE_AUTHN
 
 #undef SVCPLANE_DISCOVERY
 #undef SVCPLANE_CORE_LIST

@@ -256,8 +256,10 @@ void AddResourcePaths(const api::ResourceInfo& r, std::string_view schema,
         Responses({{"200", Response("OK", schema)}, {"201", Response("Created", schema)}});
     it["patch"] = std::move(op);
   }
-  it["parameters"] = scoped_params(true);
-  (*paths)[item] = std::move(it);
+  if (!it.empty()) {  // create-only kinds (the reviews) have no item path
+    it["parameters"] = scoped_params(true);
+    (*paths)[item] = std::move(it);
+  }
 
   // Subresources: status (get/put/patch) and namespaces/finalize (put).
   for (const auto& sub : r.subresources) {
