@@ -2,9 +2,12 @@
 // server in Python serves these exact bytes to a real kubectl.
 #include <fstream>
 #include <iostream>
+#include <set>
 #include <string>
+#include <utility>
 
 #include "api/codec/json.h"
+#include "api/resources.h"
 #include "apiserver/discovery/discovery.h"
 #include "apiserver/openapi/openapi.h"
 #include "apiserver/table/table.h"
@@ -106,13 +109,18 @@ int main(int argc, char** argv) {
   Write(dir, "aggregated_api", d.AggregatedApi());
   Write(dir, "aggregated_apis", d.AggregatedApis());
   Write(dir, "api_v1", *d.ResourceList("", "v1"));
-  for (const char* g : {"discovery.k8s.io", "coordination.k8s.io"}) {
-    Write(dir, std::string("apis_") + g, *d.Group(g));
-    Write(dir, std::string("apis_") + g + "_v1", *d.ResourceList(g, "v1"));
+  // Every served group-version: kubectl gives up when one of them is missing.
+  std::set<std::pair<std::string, std::string>> gvs;
+  for (const auto& r : svcplane::api::AllResources()) gvs.emplace(r.group, r.version);
+  for (const auto& [g, v] : gvs) {
+    if (g.empty()) continue;
+    Write(dir, "apis_" + g, *d.Group(g));
+    Write(dir, "apis_" + g + "_" + v, *d.ResourceList(g, v));
   }
   Write(dir, "openapi_v3", o.Index());
-  for (const char* p : {"api/v1", "apis/discovery.k8s.io/v1", "apis/coordination.k8s.io/v1"}) {
-    std::string name = std::string("openapi_v3_") + p;
+  for (const auto& [g, v] : gvs) {
+    std::string p = g.empty() ? "api/" + v : "apis/" + g + "/" + v;
+    std::string name = "openapi_v3_" + p;
     for (char& c : name) c = c == '/' ? '_' : c;
     Write(dir, name, *o.GroupVersion(p));
   }

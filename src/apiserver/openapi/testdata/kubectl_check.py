@@ -279,6 +279,7 @@ def check_python_client(docs, failures):
     for name, model in [("api_v1", "V1APIResourceList"),
                         ("apis_discovery.k8s.io_v1", "V1APIResourceList"),
                         ("apis_coordination.k8s.io_v1", "V1APIResourceList"),
+                        ("apis_rbac.authorization.k8s.io_v1", "V1APIResourceList"),
                         ("apis", "V1APIGroupList"), ("api", "V1APIVersions"),
                         ("apis_discovery.k8s.io", "V1APIGroup"), ("version", "VersionInfo")]:
         try:
