@@ -1,6 +1,6 @@
 #pragma once
 
-// A whole in-process API (the eight registries over a storage::memory::MemoryStore, with real
+// A whole in-process API (every registry over a storage::memory::MemoryStore, with real
 // patching and namespace checks) behind the loopback Clientset: for tests of client code
 // (informers, controllers) that want real API semantics without a server or files.
 

@@ -4,6 +4,7 @@
 #include <iostream>
 #include <set>
 #include <string>
+#include <utility>
 
 #include "api/codec/json.h"
 #include "api/resources.h"
@@ -108,19 +109,20 @@ int main(int argc, char** argv) {
   Write(dir, "aggregated_api", d.AggregatedApi());
   Write(dir, "aggregated_apis", d.AggregatedApis());
   Write(dir, "api_v1", *d.ResourceList("", "v1"));
-  // Every group and version served (authentication.k8s.io has two).
+  // Every served group-version: kubectl gives up when one of them is missing.
   std::set<std::pair<std::string, std::string>> gvs;
   for (const auto& r : svcplane::api::AllResources()) gvs.emplace(r.group, r.version);
+  for (const auto& [g, v] : gvs) {
+    if (g.empty()) continue;
+    Write(dir, "apis_" + g, *d.Group(g));
+    Write(dir, "apis_" + g + "_" + v, *d.ResourceList(g, v));
+  }
   Write(dir, "openapi_v3", o.Index());
   for (const auto& [g, v] : gvs) {
-    std::string path = g.empty() ? "api/" + v : "apis/" + g + "/" + v;
-    if (!g.empty()) {
-      Write(dir, "apis_" + g, *d.Group(g));
-      Write(dir, "apis_" + g + "_" + v, *d.ResourceList(g, v));
-    }
-    std::string name = "openapi_v3_" + path;
+    std::string p = g.empty() ? "api/" + v : "apis/" + g + "/" + v;
+    std::string name = "openapi_v3_" + p;
     for (char& c : name) c = c == '/' ? '_' : c;
-    Write(dir, name, *o.GroupVersion(path));
+    Write(dir, name, *o.GroupVersion(p));
   }
   Write(dir, "openapi_v2.pb", o.SwaggerProtobuf());
   Write(dir, "openapi_v2.json", o.SwaggerJson());

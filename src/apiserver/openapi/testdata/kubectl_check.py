@@ -283,6 +283,7 @@ def check_python_client(docs, failures):
                         ("apis_authentication.k8s.io_v1beta1", "V1APIResourceList"),
                         ("apis_authorization.k8s.io_v1", "V1APIResourceList"),
                         ("apis_authentication.k8s.io", "V1APIGroup"),
+                        ("apis_rbac.authorization.k8s.io_v1", "V1APIResourceList"),
                         ("apis", "V1APIGroupList"), ("api", "V1APIVersions"),
                         ("apis_discovery.k8s.io", "V1APIGroup"), ("version", "VersionInfo")]:
         try:
