@@ -121,4 +121,27 @@ bool RunsOnIoThread(const http::Request& req) {
   return !req.Query("watch").has_value();
 }
 
+bool IsLongRunning(const http::Request& req) {
+  if (auto watch = req.Query("watch"); watch && *watch != "false" && *watch != "0") return true;
+  // "/api/v1/watch/..." and "/apis/<group>/<version>/watch/...".
+  std::vector<std::string_view> segments;
+  for (std::string_view rest = req.path; !rest.empty() && segments.size() < 4;) {
+    rest.remove_prefix(1);
+    const size_t slash = rest.find('/');
+    segments.push_back(rest.substr(0, slash));
+    rest = slash == std::string_view::npos ? std::string_view() : rest.substr(slash);
+  }
+  const size_t watch_at = !segments.empty() && segments[0] == "apis" ? 3 : 2;
+  if (segments.size() > watch_at && segments[watch_at] == "watch" &&
+      (segments[0] == "api" || segments[0] == "apis")) {
+    return true;
+  }
+  auto info = ParseResourcePath(req.path);
+  if (!info.ok()) return false;
+  for (std::string_view sub : {"exec", "attach", "portforward", "proxy", "log"}) {
+    if (info->subresource == sub) return true;
+  }
+  return false;
+}
+
 }  // namespace svcplane::apiserver::rest
