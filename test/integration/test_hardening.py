@@ -413,15 +413,15 @@ class HardeningTest(unittest.TestCase):
     def test_junk_authorization_headers_never_500(self):
         junk = ["Bearer  x", "bearer x", "Bearer\tx", "Bearer", "Bearer ", "Basic YWRtaW46YWRtaW4=",
                 "Bearer " + "t" * 60000, "Bearer " + self.token + " extra",
-                "Bearer " + self.token[:-1], "\tBearer x", "Bearer x\x01y"]
+                "Bearer " + self.token[:-1], "\tBearer x"]
         for value in junk:
             status, _, body = request(self.srv, "GET", "/api/v1/namespaces",
                                       headers={"Authorization": value})
             self.assertIn(status, (401, 403), (value[:40], body[:300]))
-        # A token of 1 MiB cannot be held as a header field (431); NUL bytes are not valid in a
-        # field value (400, as Go's server answers). Neither is a 5xx.
+        # A token of 1 MiB cannot be held as a header field (431); NUL and other control bytes
+        # are not valid in a field value (400, as Go's server answers). None is a 5xx.
         for value, want in (("Bearer " + "t" * (1 << 20), (431,)),
-                            ("Bearer x\x00y", (400, 401))):
+                            ("Bearer x\x00y", (400,)), ("Bearer x\x01y", (400,))):
             status, _, body = request(self.srv, "GET", "/api/v1/namespaces",
                                       headers={"Authorization": value})
             self.assertIn(status, want, (value[:40], body[:300]))

@@ -123,23 +123,26 @@ bool RunsOnIoThread(const http::Request& req) {
 
 bool IsLongRunning(const http::Request& req) {
   if (auto watch = req.Query("watch"); watch && *watch != "false" && *watch != "0") return true;
-  // "/api/v1/watch/..." and "/apis/<group>/<version>/watch/...".
-  std::vector<std::string_view> segments;
-  for (std::string_view rest = req.path; !rest.empty() && segments.size() < 4;) {
+  std::vector<std::string_view> seg;
+  for (std::string_view rest = req.path; !rest.empty() && seg.size() < 9;) {
     rest.remove_prefix(1);
     const size_t slash = rest.find('/');
-    segments.push_back(rest.substr(0, slash));
+    seg.push_back(rest.substr(0, slash));
     rest = slash == std::string_view::npos ? std::string_view() : rest.substr(slash);
   }
-  const size_t watch_at = !segments.empty() && segments[0] == "apis" ? 3 : 2;
-  if (segments.size() > watch_at && segments[watch_at] == "watch" &&
-      (segments[0] == "api" || segments[0] == "apis")) {
-    return true;
-  }
-  auto info = ParseResourcePath(req.path);
-  if (!info.ok()) return false;
+  // After "api/<version>" or "apis/<group>/<version>": "watch/...", or
+  // [namespaces/<ns>/]<resource>/<name>/<subresource>. Subresources this server does not serve
+  // count too: upstream decides before routing.
+  size_t prefix = 0;
+  if (seg.size() >= 2 && seg[0] == "api") prefix = 2;
+  if (seg.size() >= 3 && seg[0] == "apis") prefix = 3;
+  if (prefix == 0 || seg.size() <= prefix) return false;
+  if (seg[prefix] == "watch") return true;
+  const size_t rest = seg.size() - prefix;
+  const bool has_subresource = rest == 3 || (rest == 5 && seg[prefix] == "namespaces");
+  if (!has_subresource) return false;
   for (std::string_view sub : {"exec", "attach", "portforward", "proxy", "log"}) {
-    if (info->subresource == sub) return true;
+    if (seg.back() == sub) return true;
   }
   return false;
 }
