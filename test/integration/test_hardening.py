@@ -463,7 +463,7 @@ class InflightLimitTest(unittest.TestCase):
     def tearDownClass(cls):
         cls.srv.cleanup()
 
-    def load(self, cert=None, token=None, threads=20, each=15):
+    def load(self, cert=None, token=None, threads=20, each=15, extra=None):
         results = []
         lock = threading.Lock()
 
@@ -471,6 +471,7 @@ class InflightLimitTest(unittest.TestCase):
             c = connect(self.srv, cert)
             for _ in range(each):
                 h = {"Authorization": "Bearer " + token} if token else {}
+                h.update(extra or {})
                 try:
                     c.request("GET", "/api/v1/pods", headers=h)
                     r = c.getresponse()
@@ -503,6 +504,13 @@ class InflightLimitTest(unittest.TestCase):
 
         admin = self.load(token=self.token)
         self.assertEqual({r[0] for r in admin}, {200})
+
+    def test_x_remote_user_does_not_make_jane_a_master(self):
+        # §7 scenario 45's last part, seen through the limiter: claimed front-proxy headers are
+        # ignored, so jane is still limited where system:masters never is.
+        got = self.load(cert=self.jane, extra={"X-Remote-User": "admin",
+                                               "X-Remote-Group": "system:masters"})
+        self.assertIn(429, {r[0] for r in got})
 
     def test_open_watches_never_count(self):
         watches = []
