@@ -1,6 +1,8 @@
 #include "apiserver/rest/router.h"
 
+#include <array>
 #include <chrono>
+#include <span>
 #include <variant>
 #include <vector>
 
@@ -123,13 +125,16 @@ bool RunsOnIoThread(const http::Request& req) {
 
 bool IsLongRunning(const http::Request& req) {
   if (auto watch = req.Query("watch"); watch && *watch != "false" && *watch != "0") return true;
-  std::vector<std::string_view> seg;
-  for (std::string_view rest = req.path; !rest.empty() && seg.size() < 9;) {
+  // Runs for every request: the segments go into a fixed array, not a heap-allocated vector.
+  std::array<std::string_view, 9> seg_buf;
+  size_t n = 0;
+  for (std::string_view rest = req.path; !rest.empty() && n < seg_buf.size();) {
     rest.remove_prefix(1);
     const size_t slash = rest.find('/');
-    seg.push_back(rest.substr(0, slash));
+    seg_buf[n++] = rest.substr(0, slash);
     rest = slash == std::string_view::npos ? std::string_view() : rest.substr(slash);
   }
+  const std::span<const std::string_view> seg(seg_buf.data(), n);
   // After "api/<version>" or "apis/<group>/<version>": "watch/...", or
   // [namespaces/<ns>/]<resource>/<name>/<subresource>. Subresources this server does not serve
   // count too: upstream decides before routing.
