@@ -42,6 +42,32 @@ bool ParseListen(const std::string& listen, std::string* host, uint16_t* port) {
   return !host->empty();
 }
 
+// --tls-min-version, --tls-cipher-suites, --request-timeout, --read-header-timeout: refused at
+// startup with the reason rather than when the first client connects.
+Status ParseHardeningFlags(ServeFlags& f) {
+  auto version = base::tls::ParseTlsMinVersion(f.tls_min_version);
+  if (!version.ok()) return version.status();
+  f.server.tls_min_version = *version;
+  if (auto ciphers = base::tls::OpenSslCipherList(f.server.tls_cipher_suites); !ciphers.ok()) {
+    return ciphers.status();
+  }
+  auto timeout = manager::ParseGoDuration(f.request_timeout);
+  if (!timeout.ok()) return InvalidError("--request-timeout: " + timeout.status().message());
+  if (*timeout < Duration::zero()) return InvalidError("--request-timeout must not be negative");
+  f.server.request_timeout = *timeout;
+  auto header = manager::ParseGoDuration(f.read_header_timeout);
+  if (!header.ok() || *header <= Duration::zero()) {
+    return InvalidError("--read-header-timeout: a positive Go duration is required");
+  }
+  f.server.read_header_timeout = *header;
+  if (f.server.max_requests_inflight < 0 || f.server.max_mutating_requests_inflight < 0) {
+    return InvalidError(
+        "--max-requests-inflight and --max-mutating-requests-inflight must not be "
+        "negative");
+  }
+  return Status::Ok();
+}
+
 // In-process informers list without paging: the loopback client hands out shared objects,
 // so one unpaged list is the cheapest way to fill a cache.
 std::unique_ptr<client::informers::InformerFactory> LoopbackInformers(client::Clientset& cs) {
@@ -120,6 +146,31 @@ CLI::App* AddServeCommand(CLI::App& app, ServeFlags& f) {
       ->add_option("--event-ttl", f.event_ttl,
                    "how long Events are kept after their last write (a Go duration; 0s: forever)")
       ->capture_default_str();
+  serve
+      ->add_option("--tls-min-version", f.tls_min_version,
+                   "minimum TLS version: VersionTLS12 or VersionTLS13")
+      ->capture_default_str();
+  serve
+      ->add_option("--tls-cipher-suites", s.tls_cipher_suites,
+                   "TLS 1.2 cipher suites by IANA name, comma-separated "
+                   "(e.g. TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256); default: ECDHE with AES-GCM or "
+                   "ChaCha20-Poly1305 only. TLS 1.3 suites are not configurable")
+      ->delimiter(',');
+  serve
+      ->add_option("--request-timeout", f.request_timeout,
+                   "a non-long-running request not answered within this gets 504 (a Go "
+                   "duration; ?timeout= can only shorten it)")
+      ->capture_default_str();
+  serve
+      ->add_option("--max-requests-inflight", s.max_requests_inflight,
+                   "non-mutating requests handled at once; more get 429 (0: no limit)")
+      ->capture_default_str();
+  serve
+      ->add_option("--max-mutating-requests-inflight", s.max_mutating_requests_inflight,
+                   "mutating requests handled at once; more get 429 (0: no limit)")
+      ->capture_default_str();
+  // Hidden: the slowloris test shortens Go's 32 s ReadHeaderTimeout.
+  serve->add_option("--read-header-timeout", f.read_header_timeout)->group("");
   // Hidden (empty group): integration tests shrink watch history to force 410 Gone, and
   // exercise the allocation repair loops.
   serve->add_option("--watch-history-events", s.watch_history_events)->group("");
@@ -167,6 +218,10 @@ int RunServe(ServeFlags& f) {
     f.server.event_ttl = *ttl;
   } else {
     std::cerr << "svcplane: --event-ttl: " << ttl.status().message() << "\n";
+    return 2;
+  }
+  if (Status st = ParseHardeningFlags(f); !st.ok()) {
+    std::cerr << "svcplane: " << st.message() << "\n";
     return 2;
   }
   if (Status st = ParseDurationFlags(f.controllers); !st.ok()) {

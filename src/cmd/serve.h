@@ -27,6 +27,10 @@ struct ServeFlags {
   // drain it (kube-apiserver's --shutdown-delay-duration); "": 0s alone, 5s on etcd.
   std::string shutdown_delay;
   int controller_manager_port = 0;  // HTTPS /metrics /readyz of the controllers; 0: off
+  // Hardening flags that need parsing (spec §6).
+  std::string tls_min_version = "VersionTLS12";
+  std::string request_timeout = "1m0s";
+  std::string read_header_timeout = "32s";  // hidden: tests shorten it
   int simulate_nodes = 0;
   std::string simulate_cluster_cidr;  // "": 10.244.0.0/16, or 10.0.0.0/8 above 256 nodes
 };

@@ -135,6 +135,8 @@ class FlatSchema {
 // the document without its unknown members (what upstream's decoder keeps).
 class Walker {
  public:
+  static constexpr size_t kMaxDepth = 256;
+
   Walker(StrictOptions options, std::vector<std::string>* out, std::string* emit = nullptr)
       : options_(options), out_(out), emit_(emit), writer_(emit) {}
 
@@ -163,6 +165,10 @@ class Walker {
 
   // Returns false on a JSON error (the walk stops; the decoder reports it).
   bool Value(od::value v, const FlatMessage* schema) {
+    // The walk recurses per level, on a request fiber's 1 MiB stack: a nesting bomb (100,000
+    // '[') would overflow it. No object of a served kind nests anywhere near this deep, and the
+    // decoders refuse such documents on their own (simdjson, Boost.JSON depth limits).
+    if (path_.size() > kMaxDepth) return false;
     od::json_type type;
     if (v.type().get(type)) return false;
     if (type == od::json_type::object) {

@@ -46,6 +46,20 @@ TEST(StrictDecodingErrorsTest, UpstreamObjectsHaveNone) {
       IsEmpty());
 }
 
+// A nesting bomb must not recurse the walk off its stack (request fibers have 1 MiB): the walk
+// stops, and the decoder reports the document.
+TEST(StrictDecodingErrorsTest, NestingBombStopsTheWalk) {
+  const std::string arrays = std::string(100000, '[') + std::string(100000, ']');
+  std::string objects;
+  for (int i = 0; i < 100000; ++i) objects += R"({"a":)";
+  objects += "1" + std::string(100000, '}');
+  EXPECT_THAT(StrictDecodingErrors<core::v1::Pod>(arrays), IsEmpty());
+  EXPECT_THAT(StrictDecodingErrors(arrays, ""), IsEmpty());
+  EXPECT_EQ(PruneUnknownFields<core::v1::Pod>(arrays), arrays);
+  EXPECT_THAT(JsonPatchStrictErrors(arrays), IsEmpty());
+  EXPECT_THAT(StrictDecodingErrors(objects, ""), IsEmpty());  // free-form: walked, then stopped
+}
+
 TEST(StrictDecodingErrorsTest, UnknownAndDuplicateInDocumentOrder) {
   auto errors = StrictDecodingErrors<core::v1::Service>(
       R"({"apiVersion":"v1","kind":"Service","metadata":{"name":"a","name":"b"},

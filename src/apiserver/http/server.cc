@@ -60,6 +60,22 @@ Result<ssl::context> MakeTlsContext(const ServerOptions& o) {
   ctx.set_options(ssl::context::default_workarounds | ssl::context::no_sslv2 |
                   ssl::context::no_sslv3 | ssl::context::no_tlsv1 | ssl::context::no_tlsv1_1 |
                   ssl::context::single_dh_use);
+  SSL_CTX* native = ctx.native_handle();
+  const int min_version =
+      o.tls_min_version == base::tls::TlsVersion::kTls13 ? TLS1_3_VERSION : TLS1_2_VERSION;
+  if (SSL_CTX_set_min_proto_version(native, min_version) != 1) {
+    return InvalidError("--tls-min-version: OpenSSL refused the minimum version");
+  }
+  // Renegotiation (TLS 1.2) lets a client make the server redo handshakes at will, and was
+  // the vector of CVE-2009-3555; compression, of CRIME. Go's server allows neither.
+  SSL_CTX_set_options(native, SSL_OP_NO_RENEGOTIATION | SSL_OP_NO_COMPRESSION);
+  auto cipher_list = base::tls::OpenSslCipherList(o.tls_cipher_suites);
+  if (!cipher_list.ok()) return cipher_list.status();
+  if (SSL_CTX_set_cipher_list(native, cipher_list->c_str()) != 1) {
+    ERR_clear_error();
+    return InvalidError(
+        fmt::format("--tls-cipher-suites: this OpenSSL supports none of \"{}\"", *cipher_list));
+  }
   // Go's order for TLS 1.3 on CPUs with AES instructions, chosen by the server as Go does:
   // AES-128-GCM costs about a sixth less per byte than the AES-256-GCM OpenSSL would let the
   // client pick, and a 100k-Pod LIST is 260 MB of it.

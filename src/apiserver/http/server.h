@@ -12,6 +12,7 @@
 #include "apiserver/http/handler.h"
 #include "apiserver/http/health.h"
 #include "base/result.h"
+#include "base/tls/cipher_suites.h"
 
 namespace svcplane::apiserver::http {
 
@@ -31,6 +32,11 @@ struct ServerOptions {
   // any, or none; each connection's is verified against these CAs once, at the handshake, and
   // the result handed to the authenticator (Request::peer_certificate).
   std::string client_ca_pem;
+  // Oldest TLS version accepted (--tls-min-version); SSLv3, TLS 1.0 and 1.1 never are.
+  base::tls::TlsVersion tls_min_version = base::tls::TlsVersion::kTls12;
+  // TLS 1.2 suites by IANA name (--tls-cipher-suites); empty: ECDHE with AEAD only
+  // (base/tls/cipher_suites.h). The server's order of preference wins.
+  std::vector<std::string> tls_cipher_suites;
 
   // Required: every request must be accepted by it (kAuthenticated), or gets 401 and no data.
   // Health endpoints are the exception when the authenticator has no opinion (no credential)
@@ -48,9 +54,25 @@ struct ServerOptions {
   std::function<std::vector<HealthCheck>(std::string_view endpoint)> health_checks;
 
   size_t body_limit = 3 * 1024 * 1024;  // larger bodies get 413
-  size_t header_limit = 64 * 1024;      // larger request heads get 431
+  // Larger request heads get 431 (Go's MaxHeaderBytes, 1 MiB). One header field is also
+  // limited to 65533 bytes (what Beast can hold): a longer one gets 431 too.
+  size_t header_limit = 1024 * 1024;
   // A keep-alive connection waiting for its next request head is closed after this.
   std::chrono::milliseconds idle_timeout{90'000};
+  // Once a request head has begun (at once on a new connection, else when its first bytes
+  // arrive) it must be complete within this, or the connection is closed (Go's
+  // ReadHeaderTimeout, against slowloris). On a keep-alive connection the start is noticed
+  // within a quarter of this, so the limit holds to within 1.25x there.
+  std::chrono::milliseconds read_header_timeout{32'000};
+  // A non-long-running request not answered within this (or its shorter `?timeout=`) gets 504
+  // (--request-timeout; request_timeout.h). 0: none.
+  std::chrono::milliseconds request_timeout{60'000};
+  // --max-requests-inflight, --max-mutating-requests-inflight (inflight_limiter.h); 0: none.
+  int max_requests_inflight = 400;
+  int max_mutating_requests_inflight = 200;
+  // Watches and the like: no request timeout, no `?timeout=` parsing, not counted in flight.
+  // Unset: none is.
+  std::function<bool(const Request&)> is_long_running;
   // Reading a request body, writing a response or one stream chunk must finish within this;
   // a stream client that stops reading is cut off after it.
   std::chrono::milliseconds io_timeout{60'000};

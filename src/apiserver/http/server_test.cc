@@ -487,8 +487,8 @@ TEST_F(ServerTest, OversizedHeaderGets431) {
   auto client = TlsClient::Connect(Client());
   ASSERT_TRUE(client.ok()) << client.status().ToString();
   std::vector<std::pair<std::string, std::string>> headers;
-  for (int i = 0; i < 10; ++i) {
-    headers.emplace_back("X-Big-" + std::to_string(i), std::string(8 * 1024, 'h'));
+  for (int i = 0; i < 20; ++i) {
+    headers.emplace_back("X-Big-" + std::to_string(i), std::string(60 * 1024, 'h'));
   }
   auto res = (*client)->Do("GET", "/hello", "", headers);
   ASSERT_TRUE(res.ok()) << res.status().ToString();

@@ -1,6 +1,8 @@
 #include "apiserver/rest/router.h"
 
+#include <array>
 #include <chrono>
+#include <span>
 #include <variant>
 #include <vector>
 
@@ -119,6 +121,35 @@ bool RunsOnIoThread(const http::Request& req) {
   }
   if (info->name.empty()) return req.method == "POST";
   return !req.Query("watch").has_value();
+}
+
+bool IsLongRunning(const http::Request& req) {
+  if (auto watch = req.Query("watch"); watch && *watch != "false" && *watch != "0") return true;
+  // Runs for every request: the segments go into a fixed array, not a heap-allocated vector.
+  std::array<std::string_view, 9> seg_buf;
+  size_t n = 0;
+  for (std::string_view rest = req.path; !rest.empty() && n < seg_buf.size();) {
+    rest.remove_prefix(1);
+    const size_t slash = rest.find('/');
+    seg_buf[n++] = rest.substr(0, slash);
+    rest = slash == std::string_view::npos ? std::string_view() : rest.substr(slash);
+  }
+  const std::span<const std::string_view> seg(seg_buf.data(), n);
+  // After "api/<version>" or "apis/<group>/<version>": "watch/...", or
+  // [namespaces/<ns>/]<resource>/<name>/<subresource>. Subresources this server does not serve
+  // count too: upstream decides before routing.
+  size_t prefix = 0;
+  if (seg.size() >= 2 && seg[0] == "api") prefix = 2;
+  if (seg.size() >= 3 && seg[0] == "apis") prefix = 3;
+  if (prefix == 0 || seg.size() <= prefix) return false;
+  if (seg[prefix] == "watch") return true;
+  const size_t rest = seg.size() - prefix;
+  const bool has_subresource = rest == 3 || (rest == 5 && seg[prefix] == "namespaces");
+  if (!has_subresource) return false;
+  for (std::string_view sub : {"exec", "attach", "portforward", "proxy", "log"}) {
+    if (seg.back() == sub) return true;
+  }
+  return false;
 }
 
 }  // namespace svcplane::apiserver::rest

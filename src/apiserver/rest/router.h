@@ -43,4 +43,10 @@ class Router {
 // their writes; Namespaces start finalization. Those stay on the worker pool.
 bool RunsOnIoThread(const http::Request& req);
 
+// Upstream's long-running requests (BasicLongRunningRequestCheck with verbs watch, proxy and
+// subresources attach, exec, proxy, log, portforward): a watch (`?watch=` other than
+// false/0, or a /watch/ path) or one of those subresources. They have no request timeout and
+// are not counted by the max-in-flight limits (http::ServerOptions::is_long_running).
+bool IsLongRunning(const http::Request& req);
+
 }  // namespace svcplane::apiserver::rest

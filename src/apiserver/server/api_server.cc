@@ -529,6 +529,14 @@ Result<std::unique_ptr<ApiServer>> ApiServer::Start(const ApiServerOptions& opti
     ho.run_on_io_thread = rest::RunsOnIoThread;
   }
   ho.build_pieces_ahead = options.build_pieces_ahead;
+  ho.tls_min_version = options.tls_min_version;
+  ho.tls_cipher_suites = options.tls_cipher_suites;
+  ho.request_timeout = std::chrono::ceil<std::chrono::milliseconds>(options.request_timeout);
+  ho.read_header_timeout =
+      std::chrono::ceil<std::chrono::milliseconds>(options.read_header_timeout);
+  ho.max_requests_inflight = options.max_requests_inflight;
+  ho.max_mutating_requests_inflight = options.max_mutating_requests_inflight;
+  ho.is_long_running = rest::IsLongRunning;
   ho.health_checks = [probe = impl->store_health, events = impl->events_store_health,
                       rbac = impl->access != nullptr](std::string_view) {
     std::vector<http::HealthCheck> checks;

@@ -8,6 +8,7 @@
 
 #include "base/clock.h"
 #include "base/result.h"
+#include "base/tls/cipher_suites.h"
 #include "client/typed/interface.h"
 
 namespace svcplane::apiserver::server {
@@ -77,6 +78,16 @@ struct ApiServerOptions {
   // The address the `kubernetes` endpoints advertise; empty: --listen's host unless loopback
   // or unspecified, else the host's default-route IPv4 address (as kube-apiserver picks it).
   std::string advertise_address;
+  // Hardening (spec §6), as kube-apiserver's flags of these names: --tls-min-version,
+  // --tls-cipher-suites (IANA names; empty: ECDHE + AEAD only), --request-timeout,
+  // --max-requests-inflight, --max-mutating-requests-inflight (0: no limit).
+  base::tls::TlsVersion tls_min_version = base::tls::TlsVersion::kTls12;
+  std::vector<std::string> tls_cipher_suites;
+  Duration request_timeout = std::chrono::seconds(60);
+  int max_requests_inflight = 400;
+  int max_mutating_requests_inflight = 200;
+  // Go's ReadHeaderTimeout for a connection's first request head; tests shorten it.
+  Duration read_header_timeout = std::chrono::seconds(32);
   // Test hook: empty the stored allocation maps at start, before the first repair pass, so
   // that pass must rebuild them from the Services (and report each as not allocated).
   bool debug_reset_allocations = false;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "base/clock.h"
+#include "base/go_duration.h"
 #include "base/result.h"
 
 namespace svcplane::controllers::manager {
@@ -75,9 +76,8 @@ struct ControllerManagerOptions {
 // Checks ranges and that the leader election timings can work (the elector validates again).
 Status Validate(const ControllerManagerOptions& options);
 
-// A Go time.Duration string: "15s", "100ms", "1m30s", "1.5h", "0". Units ns us µs ms s m h.
-Result<Duration> ParseGoDuration(std::string_view text);
-// "15s", "1m30s", "100ms" (Go's String() form, for --help defaults and logs).
-std::string FormatGoDuration(Duration d);
+// Go durations (base/go_duration.h), under the names the controller flags have always used.
+using svcplane::FormatGoDuration;
+using svcplane::ParseGoDuration;
 
 }  // namespace svcplane::controllers::manager

@@ -391,13 +391,22 @@ Result<KeyValue> RocksStore::Get(std::string_view key) { return map_.Get(key); }
 
 Result<ListResult> RocksStore::List(const ListOptions& options) { return map_.List(options); }
 
+Status RocksStore::CheckRequestSize(std::string_view key, const std::string* value) const {
+  if (value != nullptr && key.size() + value->size() > options_.max_request_bytes) {
+    return Status(Code::kRequestEntityTooLarge, "etcdserver: request is too large");
+  }
+  return Status::Ok();
+}
+
 Result<KeyValue> RocksStore::Create(std::string_view key,
                                     std::shared_ptr<const std::string> value) {
+  SVC_RETURN_IF_ERROR(CheckRequestSize(key, value.get()));
   return Submit(WriteRequest{WriteKind::kCreate, std::string(key), std::move(value), 0});
 }
 
 Result<KeyValue> RocksStore::Update(std::string_view key, std::shared_ptr<const std::string> value,
                                     Revision expected_mod_revision) {
+  SVC_RETURN_IF_ERROR(CheckRequestSize(key, value.get()));
   return Submit(
       WriteRequest{WriteKind::kUpdate, std::string(key), std::move(value), expected_mod_revision});
 }

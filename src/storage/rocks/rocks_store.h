@@ -41,6 +41,10 @@ struct RocksStoreOptions {
   // WAL files are written ahead with zeros so that each commit's sync overwrites blocks already
   // on disk (internal/prewritten_wal.h). Off only to measure what it gains.
   bool prewritten_wal = true;
+  // A Create or Update whose key and value are larger than this is refused with
+  // RequestEntityTooLarge "etcdserver: request is too large", as etcd refuses it under its
+  // default --max-request-bytes (1.5 MiB), so objects that fit here fit on etcd too.
+  size_t max_request_bytes = 1572864;
 };
 
 // The embedded durable Store on RocksDB. Every write that returns OK has been synced to the
@@ -98,6 +102,7 @@ class RocksStore final : public Store {
   uint64_t DiskBytesForTest();
 
  private:
+  Status CheckRequestSize(std::string_view key, const std::string* value) const;
   struct CompactRequest {
     Revision revision;
   };

@@ -68,6 +68,23 @@ class RocksStoreTest : public ::testing::Test {
   TempDir dir_;
 };
 
+TEST_F(RocksStoreTest, RefusesAWriteOverEtcdsDefaultRequestLimit) {
+  auto s = OpenAt(db_path());
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  const std::string key = "/registry/pods/demo/big";
+  const size_t limit = RocksStoreOptions().max_request_bytes;
+  ASSERT_EQ(limit, 1572864u);
+  auto too_big = (*s)->Create(key, MakeValue(std::string(limit - key.size() + 1, 'x')));
+  ASSERT_FALSE(too_big.ok());
+  EXPECT_EQ(too_big.status().code(), Code::kRequestEntityTooLarge);
+  EXPECT_EQ(too_big.status().message(), "etcdserver: request is too large");
+  auto fits = (*s)->Create(key, MakeValue(std::string(limit - key.size(), 'x')));
+  ASSERT_TRUE(fits.ok()) << fits.status().ToString();
+  auto grown = (*s)->Update(key, MakeValue(std::string(limit, 'x')), fits->mod_revision);
+  ASSERT_FALSE(grown.ok());
+  EXPECT_EQ(grown.status().code(), Code::kRequestEntityTooLarge);
+}
+
 TEST_F(RocksStoreTest, SecondOpenOfALockedFolderFails) {
   auto first = OpenAt(db_path());
   ASSERT_TRUE(first.ok());

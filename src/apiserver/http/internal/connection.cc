@@ -15,6 +15,7 @@
 
 #include "apiserver/http/health.h"
 #include "apiserver/http/internal/client_cert.h"
+#include "apiserver/http/request_timeout.h"
 #include "apiserver/http/status_response.h"
 #include "base/check.h"
 #include "base/uuid.h"
@@ -185,7 +186,16 @@ void Connection::ReadRequest() {
   parser_.emplace();
   parser_->header_limit(static_cast<std::uint32_t>(state_->options.header_limit));
   parser_->body_limit(state_->options.body_limit);
-  SetDeadline(state_->options.idle_timeout);
+  close_after_reply_ = false;
+  handler_abandoned_ = false;
+  // A new connection's first head must arrive within the read-header timeout (Go's
+  // ReadHeaderTimeout, which a slowloris opening fresh connections meets); a keep-alive
+  // connection may then idle, but its next head must be complete within the idle timeout.
+  if (served_any_) {
+    SetDeadline(state_->options.idle_timeout);
+  } else {
+    SetDeadline(state_->options.read_header_timeout, /*strict=*/true);
+  }
   bhttp::async_read_header(
       stream_, buffer_, *parser_,
       [self = shared_from_this()](beast::error_code ec, std::size_t) { self->OnHeader(ec); });
@@ -194,6 +204,9 @@ void Connection::ReadRequest() {
 void Connection::OnHeader(beast::error_code ec) {
   const ServerOptions& opts = state_->options;
   if (ec == bhttp::error::header_limit) {
+    // Read and drop what the client is still sending (as after a 413), so that it reads the
+    // 431 rather than a reset.
+    drain_before_close_ = true;
     return Respond(StatusResponse(431, "BadRequest",
                                   fmt::format("Request header fields too large: limit is {}",
                                               opts.header_limit)),
@@ -209,6 +222,7 @@ void Connection::OnHeader(beast::error_code ec) {
                    true);
   }
   if (ec) return Close();  // end of stream, idle timeout, reset, or shutdown
+  served_any_ = true;
   phase_ = Phase::kReadingBody;
   if (!AcceptHead()) return;
   if (parser_->is_done()) return Dispatch();
@@ -266,6 +280,7 @@ bool Connection::AcceptHead() {
   auto audit = req->Header("Audit-ID");
   req->audit_id = audit && !audit->empty() ? std::string(*audit) : NewUuid();
   audit_id_ = req->audit_id;
+  if (!ApplyRequestLimits(*req, has_body)) return false;
   const ServerOptions& opts = state_->options;
   AuthResult auth = opts.authenticator(*req);
   auth_warnings_ = std::move(auth.warnings);
@@ -289,8 +304,50 @@ bool Connection::AcceptHead() {
     std::erase_if(req->headers,
                   [](const auto& h) { return beast::iequals(h.first, "Authorization"); });
   }
+  if (!AdmitInFlight(*req, has_body)) return false;
   request_ = std::move(*req);
   return true;
+}
+
+bool Connection::ApplyRequestLimits(const Request& req, bool has_body) {
+  const ServerOptions& opts = state_->options;
+  // CVE-2018-1002105: nothing here upgrades a connection (never a 101), and after the answer
+  // to an upgrade request no further bytes of this connection are read as another request.
+  close_after_reply_ = req.Header("Upgrade").has_value();
+  long_running_ = opts.is_long_running && opts.is_long_running(req);
+  request_timeout_ = std::chrono::milliseconds::zero();
+  if (long_running_ || opts.request_timeout <= std::chrono::milliseconds::zero()) return true;
+  auto timeout = RequestTimeout(req, opts.request_timeout);
+  if (!timeout.ok()) {
+    drain_before_close_ = has_body;
+    Respond(StatusResponse(timeout.status()), has_body);
+    return false;
+  }
+  request_timeout_ = *timeout;
+  return true;
+}
+
+bool Connection::AdmitInFlight(const Request& req, bool has_body) {
+  if (long_running_ || IsHealthPath(req.path)) return true;
+  auto slot = state_->inflight.TryAcquire(InflightLimiter::KindOf(req.method), req.identity);
+  if (!slot) {
+    drain_before_close_ = has_body;
+    Respond(TooManyRequestsResponse(), has_body);
+    return false;
+  }
+  inflight_slot_ = std::move(*slot);
+  return true;
+}
+
+// The handler cannot be interrupted: it runs on and its reply is dropped (OnReply). A write it
+// was making may still commit after the client got the 504, as with upstream, whose timeout
+// filter answers while the handler's goroutine finishes its storage call. The connection is
+// closed after the 504, so that no later reply can be paired with another request.
+void Connection::OnHandlerTimeout() {
+  SPDLOG_DEBUG("http: request from {} not answered within {} ms; 504", remote_,
+               request_timeout_.count());
+  handler_abandoned_ = true;
+  Respond(RequestTimeoutResponse(), /*close_after=*/true);
 }
 
 void Connection::Dispatch() {
@@ -326,7 +383,11 @@ void Connection::Dispatch() {
   }
 
   phase_ = Phase::kHandling;
-  ClearDeadline();  // a slow handler is not an I/O timeout
+  if (request_timeout_ > std::chrono::milliseconds::zero()) {
+    SetDeadline(request_timeout_, /*strict=*/true);  // OnWatchdog answers 504
+  } else {
+    ClearDeadline();  // a long-running handler is not an I/O timeout
+  }
   if (state_->options.run_on_io_thread && state_->options.run_on_io_thread(req)) {
     return RunOnIoThread(std::move(req));
   }
@@ -359,6 +420,14 @@ void Connection::ResumeFiber() {
 }
 
 void Connection::OnReply(Reply reply) {
+  inflight_slot_.reset();
+  if (handler_abandoned_) {
+    // Answered 504 already (OnHandlerTimeout); a stream nobody will read ends here.
+    if (auto* writer = std::get_if<std::shared_ptr<StreamWriter>>(&reply); writer && *writer) {
+      (*writer)->Finish(StreamEnd::kClientGone);
+    }
+    return;
+  }
   if (auto* response = std::get_if<Response>(&reply)) return Respond(std::move(*response), false);
   auto writer = std::get<std::shared_ptr<StreamWriter>>(std::move(reply));
   if (!writer) {
@@ -380,7 +449,7 @@ constexpr std::size_t kKeptSealerBytes = 64 * 1024;
 
 void Connection::Respond(Response r, bool close_after) {
   phase_ = Phase::kWriting;
-  const bool keep = keep_alive_ && !close_after && !shutting_down_;
+  const bool keep = keep_alive_ && !close_after && !shutting_down_ && !close_after_reply_;
   auto res = std::make_shared<bhttp::response<bhttp::string_body>>();
   res->version(11);
   res->result(ValidStatus(r.status));
@@ -587,8 +656,13 @@ void Connection::Close() {
   stream_.async_shutdown([self = shared_from_this()](beast::error_code) { self->tcp().close(); });
 }
 
-void Connection::SetDeadline(std::chrono::steady_clock::duration timeout) {
+void Connection::SetDeadline(std::chrono::steady_clock::duration timeout, bool strict) {
   deadline_ = std::chrono::steady_clock::now() + timeout;
+  if (strict) {
+    // Re-arming is rare even per request: a deadline set the same way earlier ends sooner.
+    if (!watchdog_waiting_ || watchdog_.expiry() > deadline_) ArmWatchdog();
+    return;
+  }
   // A pending wait that fires by deadline_ + timeout/2 will do: it re-arms itself for
   // deadline_ if it fires early. Per request that is no timer work at all, since the idle
   // (90 s) and I/O (60 s) timeouts alternate within that slack.
@@ -614,6 +688,10 @@ void Connection::OnWatchdog(std::uint64_t generation) {
   watchdog_waiting_ = false;
   if (deadline_ == std::chrono::steady_clock::time_point::max()) return;
   if (std::chrono::steady_clock::now() < deadline_) return ArmWatchdog();
+  if (phase_ == Phase::kHandling) {
+    ClearDeadline();
+    return OnHandlerTimeout();
+  }
   SPDLOG_DEBUG("http: connection from {} timed out in phase {}", remote_, static_cast<int>(phase_));
   // The I/O under way fails (operation_aborted) and its handler closes the connection.
   tcp().close();

@@ -17,8 +17,10 @@
 #include <boost/beast/ssl.hpp>
 
 #include "apiserver/http/handler.h"
+#include "apiserver/http/inflight_limiter.h"
 #include "apiserver/http/internal/piece_ahead.h"
 #include "apiserver/http/internal/request_fiber.h"
+#include "apiserver/http/internal/request_parser.h"
 #include "apiserver/http/internal/server_state.h"
 #include "apiserver/http/internal/tls_sealer.h"
 
@@ -50,7 +52,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
  private:
   enum class Phase { kHandshake, kIdle, kReadingBody, kHandling, kWriting, kStreaming, kClosing };
-  using Parser = boost::beast::http::request_parser<boost::beast::http::string_body>;
+  using Parser = RequestParser;
   using TcpStream = boost::beast::basic_stream<boost::asio::ip::tcp, Executor,
                                                boost::beast::unlimited_rate_policy>;
   using Stream = boost::beast::ssl_stream<TcpStream>;
@@ -66,6 +68,11 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // Adds Audit-ID (a new one when the request head was never read) and authentication warnings.
   void AddRequestHeaders(boost::beast::http::fields& out);
   bool AcceptHead();  // parses and authenticates the head; false when already answered
+  // Hardening (ServerOptions' limits), around authentication in AcceptHead; each answers the
+  // request itself and returns false when it refuses it.
+  bool ApplyRequestLimits(const Request& req, bool has_body);  // ?timeout=, Upgrade
+  bool AdmitInFlight(const Request& req, bool has_body);       // max-in-flight (429)
+  void OnHandlerTimeout();                                     // 504
   void Dispatch();
   void RunOnIoThread(Request req);  // see ServerOptions::run_on_io_thread
   void ResumeFiber();
@@ -89,7 +96,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // update and the cancelled wait's handler for every operation. A deadline is enforced no
   // earlier than set and at most half its timeout late: the watchdog is re-armed only for a
   // deadline before that.
-  void SetDeadline(std::chrono::steady_clock::duration timeout);
+  // `strict`: the watchdog is re-armed unless it already fires by the deadline.
+  void SetDeadline(std::chrono::steady_clock::duration timeout, bool strict = false);
   void ClearDeadline();  // no I/O under way (handling a request, a stream waiting for events)
   void ArmWatchdog();
   void OnWatchdog(std::uint64_t generation);
@@ -122,6 +130,14 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::vector<char> drain_buf_;
   int request_version_ = 11;
   std::unique_ptr<RequestFiber> fiber_;  // the handler running on this thread, if any
+
+  // Limits on the request being read or handled (ServerOptions).
+  bool served_any_ = false;         // a first request head gets read_header_timeout
+  bool long_running_ = false;       // ServerOptions::is_long_running said so
+  bool close_after_reply_ = false;  // an Upgrade request: the connection ends with its reply
+  bool handler_abandoned_ = false;  // answered 504; the handler's reply is dropped when it comes
+  std::chrono::milliseconds request_timeout_{0};        // 0: none
+  std::optional<InflightLimiter::Slot> inflight_slot_;  // held until the handler returns
 
   // A Response::body_source being written: chunked, or raw up to body_size_ when that is known.
   BodySource body_source_;

@@ -9,6 +9,7 @@
 #include <boost/asio/ssl/context.hpp>
 #include <boost/asio/thread_pool.hpp>
 
+#include "apiserver/http/inflight_limiter.h"
 #include "apiserver/http/server.h"
 
 namespace svcplane::apiserver::http::internal {
@@ -19,7 +20,10 @@ class Connection;
 // outlives the last connection whatever the order of teardown.
 struct ServerState {
   ServerState(ServerOptions o, Handler h, boost::asio::ssl::context ctx)
-      : options(std::move(o)), handler(std::move(h)), ssl(std::move(ctx)) {}
+      : options(std::move(o)),
+        handler(std::move(h)),
+        ssl(std::move(ctx)),
+        inflight(options.max_requests_inflight, options.max_mutating_requests_inflight) {}
 
   void Register(const std::shared_ptr<Connection>& c);
   void Unregister(Connection* c);
@@ -28,6 +32,7 @@ struct ServerState {
   const ServerOptions options;
   const Handler handler;
   boost::asio::ssl::context ssl;
+  InflightLimiter inflight;                     // thread-safe
   boost::asio::thread_pool* workers = nullptr;  // owned by ServerImpl, outlives connections' use
 
   std::atomic<bool> ready{false};
