@@ -35,6 +35,9 @@ struct ServerOptions {
   // /livez, /readyz, /healthz answer without credentials by default, as upstream's
   // system:public-info-viewer allows; true puts them behind the authenticator too.
   bool health_requires_auth = false;
+  // Called on the I/O thread with each request the authenticator refused and its 401, for the
+  // audit log's failed-authentication event. Must not block.
+  std::function<void(const Request&, const Response&)> on_unauthenticated;
   // More named checks for /livez and /readyz (endpoint "livez" or "readyz"), e.g. the store's.
   // Called on an I/O thread for every probe: must answer at once, from cached state.
   std::function<std::vector<HealthCheck>(std::string_view endpoint)> health_checks;

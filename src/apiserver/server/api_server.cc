@@ -93,6 +93,7 @@ class ApiServerImpl {
   std::unique_ptr<openapi::Documents> openapi_docs;
   std::unique_ptr<rest::RequestMetrics> request_metrics;
   std::unique_ptr<rest::Router> router;
+  std::unique_ptr<audit::Auditor> auditor;  // null: no audit policy
   std::unique_ptr<http::Server> http;
   bool shut_down = false;
 
@@ -310,6 +311,10 @@ Result<std::unique_ptr<ApiServer>> ApiServer::Start(const ApiServerOptions& opti
   // Clients reach a server of a cluster by its advertised address too (and see it listed in
   // the `kubernetes` endpoints), so the certificate names it.
   if (!options.advertise_address.empty()) po.extra_sans.push_back(options.advertise_address);
+  // Audit flags fail the start before anything is served.
+  auto auditor = audit::NewAuditor(options.audit);
+  if (!auditor.ok()) return auditor.status();
+  impl->auditor = std::move(*auditor);
   auto pki = pki::LoadOrCreatePki(po);
   if (!pki.ok()) return pki.status();
   impl->pki = std::move(*pki);
@@ -405,7 +410,7 @@ Result<std::unique_ptr<ApiServer>> ApiServer::Start(const ApiServerOptions& opti
   ho.authenticator =
       http::FirstOf({http::BearerTokenAuthenticator(impl->pki.admin_token, http::AdminIdentity()),
                      http::ClientCertAuthenticator()});
-  auto server = http::Server::Start(std::move(ho), [raw](const http::Request& req) {
+  http::Handler handler = [raw](const http::Request& req) {
     // As upstream, behind authentication (the HTTP layer let only health endpoints through
     // without it).
     if (req.path == "/metrics") return MetricsReply(req, raw->metrics);
@@ -413,7 +418,16 @@ Result<std::unique_ptr<ApiServer>> ApiServer::Start(const ApiServerOptions& opti
     http::Reply reply = raw->router->Handle(req);
     if (req.method == "DELETE") raw->housekeeping->Kick();
     return reply;
-  });
+  };
+  if (impl->auditor) {
+    // Audit right behind authentication, in front of everything else (spec §1).
+    handler = impl->auditor->Wrap(std::move(handler));
+    ho.on_unauthenticated = [a = impl->auditor.get()](const http::Request& req,
+                                                      const http::Response& res) {
+      a->LogFailedAuthentication(req, res);
+    };
+  }
+  auto server = http::Server::Start(std::move(ho), std::move(handler));
   if (!server.ok()) return server.status();
   impl->http = std::move(*server);
   impl->StartBootstrap(impl->http->port());

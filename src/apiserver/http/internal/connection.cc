@@ -283,13 +283,16 @@ bool Connection::AcceptHead() {
   }
   req->remote_address = remote_;
   req->peer_certificate = peer_;
+  req->received_at = std::chrono::system_clock::now();
   const ServerOptions& opts = state_->options;
   if (!IsHealthPath(req->path) || opts.health_requires_auth) {
     std::optional<Identity> id = opts.authenticator ? opts.authenticator(*req) : std::nullopt;
     if (!id) {
       // Refused before its body is read; a connection with an unread body cannot be reused.
       drain_before_close_ = has_body;
-      Respond(StatusResponse(401, "Unauthorized", "Unauthorized"), has_body);
+      Response unauthorized = StatusResponse(401, "Unauthorized", "Unauthorized");
+      if (opts.on_unauthenticated) opts.on_unauthenticated(*req, unauthorized);
+      Respond(std::move(unauthorized), has_body);
       return false;
     }
     req->identity = std::move(*id);
