@@ -76,6 +76,7 @@ class AuditServer:
         self.srv.start()
         self.api = self.srv.api_client()
         add_cleanup(self.api.close)
+        add_cleanup(self.api.rest_client.pool_manager.clear)
 
     def events(self, pred=lambda e: True):
         return [e for e in read_events(self.log) if pred(e)]

@@ -88,6 +88,31 @@ Result<TypeMeta> PeekTypeMeta(std::string_view json) {
   return tm;
 }
 
+// simdjson's DOM parser validates the whole text (structure and UTF-8) at GB/s and prints it back
+// minified: several times faster than a Boost.JSON round trip, which mattered at one per create.
+Result<LoggedJson> JsonForLog(std::string_view json, bool want_json) {
+  thread_local simdjson::dom::parser parser;
+  simdjson::padded_string padded(json);
+  simdjson::dom::element root;
+  if (auto err = parser.parse(padded).get(root)) {
+    return BadRequestError(std::string("invalid JSON: ") + simdjson::error_message(err));
+  }
+  LoggedJson out;
+  if (want_json) out.json = simdjson::minify(root);
+  simdjson::dom::object meta;
+  if (root["metadata"].get(meta) == simdjson::SUCCESS) {
+    auto take = [&](const char* key, std::string* field) {
+      std::string_view v;
+      if (meta[key].get(v) == simdjson::SUCCESS) *field = std::string(v);
+    };
+    take("namespace", &out.ns);
+    take("name", &out.name);
+    take("uid", &out.uid);
+    take("resourceVersion", &out.resource_version);
+  }
+  return out;
+}
+
 void EncodeWatchEvent(std::string_view type, std::string_view object_json, std::string* out) {
   out->append("{\"type\":\"");
   out->append(type);

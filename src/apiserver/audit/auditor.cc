@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <boost/json.hpp>
 
+#include "api/codec/json.h"
 #include "api/codec/protobuf.h"
 #include "api/codec/yaml.h"
 #include "apiserver/audit/request_attributes.h"
@@ -26,45 +27,51 @@ bool StartsWithIgnoringCase(std::string_view s, std::string_view prefix) {
   return true;
 }
 
-// A request or response body as a JSON value: protobuf transcoded, YAML converted, JSON parsed.
-// Nullopt for anything else (or malformed), which the event then leaves out.
-std::optional<json::value> BodyValue(std::string_view content_type, std::string_view body) {
-  if (body.empty()) return std::nullopt;
-  std::string converted;
-  std::string_view text = body;
+// Sets *text to a body as JSON text: protobuf transcoded and YAML converted into *storage, JSON
+// as it is. False for anything else (or malformed), which the event then leaves out.
+bool AsJsonText(std::string_view content_type, std::string_view body, std::string* storage,
+                std::string_view* text) {
+  if (body.empty()) return false;
+  *text = body;
   if (body.starts_with(api::codec::kProtobufMagic)) {
     auto j = api::codec::ProtobufToJson(body);
-    if (!j.ok()) return std::nullopt;
-    converted = std::move(*j);
-    text = converted;
+    if (!j.ok()) return false;
+    *storage = std::move(*j);
+    *text = *storage;
   } else if (StartsWithIgnoringCase(content_type, "application/yaml")) {
     auto docs = api::codec::YamlToJson(body);
-    if (!docs.ok() || docs->empty()) return std::nullopt;
-    converted = std::move(docs->front());
-    text = converted;
+    if (!docs.ok() || docs->empty()) return false;
+    *storage = std::move(docs->front());
+    *text = *storage;
   }
+  return true;
+}
+
+// A body as a parsed JSON value (for Status bodies, which are small and rare).
+std::optional<json::value> BodyValue(std::string_view content_type, std::string_view body) {
+  std::string storage;
+  std::string_view text;
+  if (!AsJsonText(content_type, body, &storage, &text)) return std::nullopt;
   boost::system::error_code ec;
   json::value v = json::parse(text, ec);
   if (ec) return std::nullopt;
   return v;
 }
 
+// A body validated and minified for the event, with its metadata.
+std::optional<api::codec::LoggedJson> LoggedBody(std::string_view content_type,
+                                                 std::string_view body, bool want_json) {
+  std::string storage;
+  std::string_view text;
+  if (!AsJsonText(content_type, body, &storage, &text)) return std::nullopt;
+  auto logged = api::codec::JsonForLog(text, want_json);
+  if (!logged.ok()) return std::nullopt;
+  return std::move(*logged);
+}
+
 std::string StringAt(const json::object& o, std::string_view key) {
   const json::value* v = o.if_contains(key);
   return v != nullptr && v->is_string() ? std::string(v->get_string()) : std::string();
-}
-
-DecodedObjectMeta MetaOf(const json::value& v) {
-  DecodedObjectMeta m;
-  if (!v.is_object()) return m;
-  const json::value* meta = v.get_object().if_contains("metadata");
-  if (meta == nullptr || !meta->is_object()) return m;
-  const json::object& o = meta->get_object();
-  m.ns = StringAt(o, "namespace");
-  m.name = StringAt(o, "name");
-  m.uid = StringAt(o, "uid");
-  m.resource_version = StringAt(o, "resourceVersion");
-  return m;
 }
 
 bool IsStatus(const json::value& v) {
@@ -142,19 +149,25 @@ struct Auditor::Shared {
     if (ctx.HasRequestObject() || req.body.empty()) return;
     const bool writes_object = a.verb == "create" || a.verb == "update";
     if (!writes_object && ctx.level() < Level::kRequest) return;
-    auto value = BodyValue(req.Header("Content-Type").value_or(""), req.body);
-    if (!value) return;
+    const bool want_json = ctx.level() >= Level::kRequest;
+    auto body = LoggedBody(req.Header("Content-Type").value_or(""), req.body, want_json);
+    if (!body) return;
     DecodedObjectMeta meta;
-    if (writes_object) meta = MetaOf(*value);
-    ctx.LogRequestObject(meta, ctx.level() >= Level::kRequest ? json::serialize(*value) : "");
+    if (writes_object) {
+      meta = {std::move(body->ns), std::move(body->name), std::move(body->uid),
+              std::move(body->resource_version)};
+    }
+    ctx.LogRequestObject(meta, std::move(body->json));
   }
 
   void LogResponse(const http::Response& r, RequestContext& ctx) const {
-    std::optional<json::value> body;
-    const bool want_object = ctx.level() >= Level::kRequestResponse;
-    if (want_object || MayBeStatus(r.body)) body = BodyValue(r.content_type, r.body);
-    ctx.SetResponse(StatusOf(r.status, body),
-                    want_object && body ? json::serialize(*body) : std::string());
+    std::optional<json::value> status;
+    if (MayBeStatus(r.body)) status = BodyValue(r.content_type, r.body);
+    std::string object;
+    if (ctx.level() >= Level::kRequestResponse) {
+      if (auto body = LoggedBody(r.content_type, r.body, true)) object = std::move(body->json);
+    }
+    ctx.SetResponse(StatusOf(r.status, status), std::move(object));
   }
 
   // A body produced while it is sent, at RequestResponse level: its bytes are kept as they go
@@ -187,9 +200,11 @@ struct Auditor::Shared {
       tee->bytes.append(*out, from, std::string::npos);
       if (!more && !tee->done) {
         tee->done = true;
-        auto body = BodyValue(tee->content_type, tee->bytes);
-        tee->ctx->SetResponse(StatusOf(tee->status, body),
-                              body ? json::serialize(*body) : std::string());
+        std::optional<json::value> status;
+        if (MayBeStatus(tee->bytes)) status = BodyValue(tee->content_type, tee->bytes);
+        auto body = LoggedBody(tee->content_type, tee->bytes, true);
+        tee->ctx->SetResponse(StatusOf(tee->status, status),
+                              body ? std::move(body->json) : std::string());
         tee->bytes = std::string();
         tee->shared->Emit(*tee->ctx, Stage::kResponseComplete, false);
       }
