@@ -143,34 +143,63 @@ LogBackend::~LogBackend() {
   if (fd_ >= 0 && !stdout_) ::close(fd_);
 }
 
+// Flat combining: a blocking request that finds nobody writing writes the queued lines itself
+// (its own and any that arrived meanwhile), one write(2), with no hand-off to another thread
+// and back; one that finds a write under way waits for it, or for the next, which carries its
+// line. Lines that must not wait (I/O threads, batch mode) go to the writer thread.
 void LogBackend::Write(std::string line, bool may_wait) {
-  uint64_t mine = 0;
-  {
-    std::lock_guard lock(mu_);
-    if (stop_) return;
-    if (!blocking_ && pending_lines_ >= options_.batch_buffer_size) {
-      // Upstream's batch backend drops an event when its buffer is full, rather than stall.
-      if (dropped_++ % 1000 == 0) SPDLOG_WARN("audit: log buffer full, events dropped");
-      return;
-    }
-    pending_.append(line);
-    pending_.push_back('\n');
-    ++pending_lines_;
-    mine = ++queued_;
+  std::unique_lock lock(mu_);
+  if (stop_) return;
+  if (!blocking_ && pending_lines_ >= options_.batch_buffer_size) {
+    // Upstream's batch backend drops an event when its buffer is full, rather than stall.
+    if (dropped_++ % 1000 == 0) SPDLOG_WARN("audit: log buffer full, events dropped");
+    return;
   }
-  work_cv_.notify_one();
-  if (!blocking_ || !may_wait) return;
+  pending_.append(line);
+  pending_.push_back('\n');
+  ++pending_lines_;
+  const uint64_t mine = ++queued_;
+  const bool wait = blocking_ && may_wait;
+  if (!writing_) {
+    if (wait) return WriteQueued(lock);
+    lock.unlock();
+    work_cv_.notify_one();
+    return;
+  }
+  if (!wait) return;  // the write under way is followed by one that takes this line
   if (Suspender* s = CurrentSuspender()) {
-    {
-      std::lock_guard lock(mu_);
-      if (written_ >= mine) return;
-      resumers_.emplace_back(mine, s->Resumer());
-    }
+    resumers_.emplace_back(mine, s->Resumer());
+    lock.unlock();
     s->Suspend();
     return;
   }
-  std::unique_lock lock(mu_);
   done_cv_.wait(lock, [&] { return written_ >= mine || stop_; });
+}
+
+// With mu_ held and nobody writing: writes what is queued, then hands what queued meanwhile to
+// the writer thread (a request writes once, never for everyone after it).
+void LogBackend::WriteQueued(std::unique_lock<std::mutex>& lock) {
+  writing_ = true;
+  std::string batch;
+  batch.swap(pending_);
+  pending_lines_ = 0;
+  const uint64_t upto = queued_;
+  lock.unlock();
+  WriteOut(batch);
+  lock.lock();
+  writing_ = false;
+  written_ = upto;
+  std::vector<std::function<void()>> wake;
+  auto done = std::partition(resumers_.begin(), resumers_.end(),
+                             [&](const auto& r) { return r.first > upto; });
+  for (auto it = done; it != resumers_.end(); ++it) wake.push_back(std::move(it->second));
+  resumers_.erase(done, resumers_.end());
+  const bool more = !pending_.empty();
+  lock.unlock();
+  done_cv_.notify_all();
+  if (more) work_cv_.notify_one();
+  for (auto& w : wake) w();
+  lock.lock();
 }
 
 void LogBackend::Flush() {
@@ -185,37 +214,18 @@ uint64_t LogBackend::DroppedForTest() const {
 }
 
 void LogBackend::Run() {
-  std::string batch;
   std::unique_lock lock(mu_);
   while (true) {
-    work_cv_.wait(lock, [&] { return stop_ || !pending_.empty(); });
-    if (pending_.empty() && stop_) break;
-    batch.swap(pending_);
-    pending_.clear();
-    pending_lines_ = 0;
-    const uint64_t upto = queued_;
-    lock.unlock();
-    WriteOut(batch);
-    batch.clear();
-    if (batch.capacity() > (1 << 20)) batch.shrink_to_fit();
-    lock.lock();
-    written_ = upto;
-    std::vector<std::function<void()>> wake;
-    auto done = std::partition(resumers_.begin(), resumers_.end(),
-                               [&](const auto& r) { return r.first > upto; });
-    for (auto it = done; it != resumers_.end(); ++it) wake.push_back(std::move(it->second));
-    resumers_.erase(done, resumers_.end());
-    done_cv_.notify_all();
-    lock.unlock();
-    for (auto& w : wake) w();
-    lock.lock();
+    work_cv_.wait(lock, [&] { return !writing_ && (stop_ || !pending_.empty()); });
+    if (pending_.empty()) break;  // stopping, and everything is written
+    WriteQueued(lock);
   }
   // Stopping: nobody waits any more.
   std::vector<std::function<void()>> wake;
   for (auto& r : resumers_) wake.push_back(std::move(r.second));
   resumers_.clear();
-  done_cv_.notify_all();
   lock.unlock();
+  done_cv_.notify_all();
   for (auto& w : wake) w();
 }
 

@@ -32,9 +32,10 @@ Status ValidateLogOptions(const LogOptions& o);
 
 // Writes events as JSON lines to a file (or stdout) from one writer thread, rotating as
 // lumberjack does: `<base>-<2006-01-02T15-04-05.000>.<ext>` in UTC, then gzip, max backups and
-// max age. Group commit: whatever queued while the writer was busy goes out in one write(2),
-// so concurrent requests never take turns at the disk, and a blocking request waits for one
-// write, not for those queued ahead of it one by one.
+// max age. Group commit: whatever queued while a write was under way goes out in the next
+// write(2), so concurrent requests never take turns at the disk; a blocking request waits for at
+// most the write under way and the one carrying its line. Uncontended, a blocking request
+// writes its line itself (no thread hand-off).
 class LogBackend final : public Sink {
  public:
   // Creates the folder (0700) and opens the file (0600, appending).
@@ -51,6 +52,7 @@ class LogBackend final : public Sink {
   explicit LogBackend(LogOptions options);
   Status OpenFile();
   void Run();
+  void WriteQueued(std::unique_lock<std::mutex>& lock);
   void WriteOut(const std::string& batch);
   void WriteRange(const char* data, size_t n);
   void Rotate();
@@ -74,6 +76,7 @@ class LogBackend final : public Sink {
   uint64_t written_ = 0;             // guarded by mu_: lines written so far
   uint64_t dropped_ = 0;             // guarded by mu_
   bool stop_ = false;                // guarded by mu_
+  bool writing_ = false;             // guarded by mu_: one thread writes the file at a time
   // Suspended request fibers to resume once `written_` reaches their line.
   std::vector<std::pair<uint64_t, std::function<void()>>> resumers_;  // guarded by mu_
   std::thread writer_;
