@@ -59,7 +59,8 @@ inline RequestContext* ContextOf(const http::Request& req) { return req.audit.ge
 
 void AddAnnotation(const http::Request& req, std::string_view key, std::string_view value);
 // authorization.k8s.io/decision = allow | forbid and authorization.k8s.io/reason (written even
-// when empty, spec §5.1). On an authorizer error pass reason "internal error".
+// when empty, spec §5.1). On an authorizer error with no allow, upstream writes the reason
+// alone: AddAnnotation(req, kReasonAnnotation, "internal error").
 void SetAuthorizationDecision(const http::Request& req, bool allowed, std::string_view reason);
 void SetImpersonatedUser(const http::Request& req, const http::Identity& user);
 void LogRequestObject(const http::Request& req, const DecodedObjectMeta& meta,
