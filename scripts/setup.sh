@@ -11,6 +11,7 @@ PACKAGES=(
   libsimdjson-dev libyaml-dev libyaml-cpp-dev librocksdb-dev libssl-dev
   libspdlog-dev libfmt-dev libcli11-dev
   libgoogle-perftools-dev                        # tcmalloc for the svcplane binary
+  zlib1g-dev                                     # gzip of rotated audit logs
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   etcd-server                                     # the distributed backend and its benchmark
   haproxy                                         # the load balancer of examples/ha and its test

@@ -171,6 +171,32 @@ CLI::App* AddServeCommand(CLI::App& app, ServeFlags& f) {
       ->capture_default_str();
   // Hidden: the slowloris test shortens Go's 32 s ReadHeaderTimeout.
   serve->add_option("--read-header-timeout", f.read_header_timeout)->group("");
+  auto& audit = s.audit;
+  serve->add_option("--audit-policy-file", audit.policy_file,
+                    "audit.k8s.io/v1 Policy (YAML or JSON) saying which requests are logged and "
+                    "at what level; without it nothing is logged");
+  serve->add_option("--audit-log-path", audit.log.path,
+                    "write audit events to this file as JSON lines; \"-\" means stdout");
+  serve
+      ->add_option("--audit-log-maxage", audit.log.max_age_days,
+                   "days to keep rotated audit log files (0: no limit)")
+      ->capture_default_str();
+  serve
+      ->add_option("--audit-log-maxbackup", audit.log.max_backups,
+                   "rotated audit log files to keep (0: all)")
+      ->capture_default_str();
+  serve
+      ->add_option("--audit-log-maxsize", audit.log.max_size_mb,
+                   "megabytes of audit log before it is rotated (0: 100)")
+      ->capture_default_str();
+  serve->add_flag("--audit-log-compress", audit.log.compress, "gzip rotated audit log files");
+  serve->add_option("--audit-log-format", audit.log.format, "audit log format: json")
+      ->capture_default_str();
+  serve
+      ->add_option("--audit-log-mode", audit.log.mode,
+                   "blocking: a request waits until its events are written; batch: events are "
+                   "queued (and dropped when 10000 are waiting)")
+      ->capture_default_str();
   // Hidden (empty group): integration tests shrink watch history to force 410 Gone, and
   // exercise the allocation repair loops.
   serve->add_option("--watch-history-events", s.watch_history_events)->group("");

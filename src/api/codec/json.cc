@@ -91,6 +91,41 @@ Result<TypeMeta> PeekTypeMeta(std::string_view json) {
   return tm;
 }
 
+// simdjson's DOM parser validates the whole text (structure and UTF-8) at GB/s and its minifier
+// drops the whitespace: several times faster than a Boost.JSON round trip, which mattered at one
+// per create.
+Result<LoggedJson> JsonForLog(std::string_view json, bool want_json) {
+  thread_local simdjson::dom::parser parser;
+  simdjson::padded_string padded(json);
+  simdjson::dom::element root;
+  if (auto err = parser.parse(padded).get(root)) {
+    return BadRequestError(std::string("invalid JSON: ") + simdjson::error_message(err));
+  }
+  LoggedJson out;
+  if (want_json) {
+    // Valid JSON (parsed above), so the raw SIMD minifier only drops whitespace.
+    out.json.resize(json.size() + simdjson::SIMDJSON_PADDING);
+    size_t n = 0;
+    if (simdjson::minify(padded.data(), json.size(), out.json.data(), n) != simdjson::SUCCESS) {
+      out.json = simdjson::minify(root);
+    } else {
+      out.json.resize(n);
+    }
+  }
+  simdjson::dom::object meta;
+  if (root["metadata"].get(meta) == simdjson::SUCCESS) {
+    auto take = [&](const char* key, std::string* field) {
+      std::string_view v;
+      if (meta[key].get(v) == simdjson::SUCCESS) *field = std::string(v);
+    };
+    take("namespace", &out.ns);
+    take("name", &out.name);
+    take("uid", &out.uid);
+    take("resourceVersion", &out.resource_version);
+  }
+  return out;
+}
+
 void EncodeWatchEvent(std::string_view type, std::string_view object_json, std::string* out) {
   out->append("{\"type\":\"");
   out->append(type);

@@ -32,6 +32,15 @@ struct TypeMeta {
 };
 Result<TypeMeta> PeekTypeMeta(std::string_view json);
 
+// A client's JSON body as a log line embeds it (the audit log's requestObject): validated,
+// re-serialized without whitespace, and, for an object, its metadata's namespace, name, uid and
+// resourceVersion. kBadRequest if `json` is not valid JSON.
+struct LoggedJson {
+  std::string json;  // empty unless asked for
+  std::string ns, name, uid, resource_version;
+};
+Result<LoggedJson> JsonForLog(std::string_view json, bool want_json);
+
 // Watch events: {"type":"ADDED","object":{...}}.
 struct RawWatchEvent {
   std::string type;    // ADDED | MODIFIED | DELETED | BOOKMARK | ERROR

@@ -318,4 +318,44 @@ SVCPLANE_INSTANTIATE(meta::ObjectMeta)
 #undef SVCPLANE_INSTANTIATE_KIND
 #undef SVCPLANE_INSTANTIATE
 
+// "k8s.io.api.<group's first label, or core>.<version>.<Kind>"; meta.Status is apimachinery's.
+static std::string ProtoMessageName(std::string_view api_version, std::string_view kind) {
+  if (api_version == "v1" && kind == "Status") return "k8s.io.apimachinery.pkg.apis.meta.v1.Status";
+  std::string_view group = "core";
+  std::string_view version = api_version;
+  if (size_t slash = api_version.find('/'); slash != std::string_view::npos) {
+    group = api_version.substr(0, slash);
+    group = group.substr(0, group.find('.'));
+    version = api_version.substr(slash + 1);
+  }
+  return "k8s.io.api." + std::string(group) + "." + std::string(version) + "." + std::string(kind);
+}
+
+Result<std::string> ProtobufToJson(std::string_view data) {
+  auto env = DecodeProtobufEnvelope(data);
+  if (!env.ok()) return env.status();
+  const internal::ProtoMessage* m =
+      internal::ProtoSchema::Builtin().Find(ProtoMessageName(env->api_version, env->kind));
+  if (m == nullptr) {
+    return DecodeError("no schema for " + env->api_version + ", Kind=" + env->kind);
+  }
+  std::string fields;
+  internal::JsonWriter w(&fields);
+  std::string error;
+  if (!internal::ProtoMessageToJson(*m, env->raw, w, &error)) return DecodeError(error);
+  std::string out;
+  internal::JsonWriter head(&out);
+  head.Raw("{\"kind\":");
+  head.String(env->kind);
+  head.Raw(",\"apiVersion\":");
+  head.String(env->api_version);
+  if (fields.size() > 2) {  // "{...}": its members follow ours
+    out.push_back(',');
+    out.append(std::string_view(fields).substr(1));
+  } else {
+    out.push_back('}');
+  }
+  return out;
+}
+
 }  // namespace svcplane::api::codec

@@ -95,6 +95,12 @@ bool AppendProtobufListItemEncoded(const T& obj, size_t expected_message_size, s
 template <typename T>
 Result<T> DecodeProtobuf(std::string_view data);
 
+// Any enveloped object whose message the built-in schema knows (our kinds, their Lists,
+// meta.Status), as JSON: {"kind":..,"apiVersion":..,<fields>}. For logging a body whose type
+// the caller does not know (the audit log's requestObject); typed callers use DecodeProtobuf.
+// Errors: not an envelope, a kind the schema lacks, a malformed message (kBadRequest).
+Result<std::string> ProtobufToJson(std::string_view data);
+
 // An enveloped List built from the server's stored objects without copying them.
 template <typename T>
 void EncodeProtobufList(const meta::ListMeta& metadata, std::span<const T* const> items,

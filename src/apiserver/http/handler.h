@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -12,6 +13,10 @@
 #include <vector>
 
 #include "apiserver/http/stream_writer.h"
+
+namespace svcplane::apiserver::audit {
+class RequestContext;  // apiserver/audit/context.h
+}
 
 // The contract between the HTTPS server and whatever routes requests above it. Nothing here
 // knows about Kubernetes kinds: a handler gets bytes and answers with bytes.
@@ -59,6 +64,12 @@ struct Request {
   // The request's Audit-ID header as sent, or a new UUID; the response echoes it in its own
   // Audit-ID header (spec authn §1 item 1). Set by the server before authentication.
   std::string audit_id;
+  // When the request head arrived (the audit log's requestReceivedTimestamp).
+  std::chrono::system_clock::time_point received_at;
+  // The audit filter's per-request state, null when the request is not audited. The server
+  // never touches it; mutable because filters in front of the handler attach it to the
+  // request they were given as const (see apiserver/audit/context.h for annotating it).
+  mutable std::shared_ptr<audit::RequestContext> audit;
 
   // First header with this name, compared case-insensitively.
   std::optional<std::string_view> Header(std::string_view name) const;

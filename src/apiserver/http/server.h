@@ -49,6 +49,9 @@ struct ServerOptions {
   // The 401 sent when authentication refuses a request (e.g. a protobuf Status for a client
   // that prefers it); unset: the JSON Status with message and reason "Unauthorized".
   std::function<Response(const Request&)> unauthorized_response;
+  // Called on the I/O thread with each request the authenticator refused and its 401, for the
+  // audit log's failed-authentication event. Must not block.
+  std::function<void(const Request&, const Response&)> on_unauthenticated;
   // More named checks for /livez and /readyz (endpoint "livez" or "readyz"), e.g. the store's.
   // Called on an I/O thread for every probe: must answer at once, from cached state.
   std::function<std::vector<HealthCheck>(std::string_view endpoint)> health_checks;

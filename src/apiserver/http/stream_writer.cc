@@ -47,12 +47,24 @@ void StreamWriter::OnEnd(std::function<void(StreamEnd)> cb) {
   {
     std::lock_guard lock(mu_);
     if (!ended_) {
-      on_end_ = std::move(cb);
+      on_end_.push_back(std::move(cb));
       return;
     }
     reason = end_reason_;
   }
   cb(reason);
+}
+
+void StreamWriter::OnHeadWritten(std::function<void()> cb) {
+  {
+    std::lock_guard lock(mu_);
+    if (ended_ && !head_written_) return;
+    if (!head_written_) {
+      on_head_written_.push_back(std::move(cb));
+      return;
+    }
+  }
+  cb();
 }
 
 size_t StreamWriter::buffered_bytes() const {
@@ -65,12 +77,19 @@ bool StreamWriter::ended() const {
   return ended_;
 }
 
+// The connection attaches once the head is written.
 void StreamWriter::Attach(std::function<void()> wake) {
-  std::lock_guard lock(mu_);
-  SVC_CHECK(!attached_) << "a StreamWriter was returned by more than one request";
-  attached_ = true;
-  wake_ = std::move(wake);
-  wake_scheduled_ = false;
+  std::vector<std::function<void()>> head_written;
+  {
+    std::lock_guard lock(mu_);
+    SVC_CHECK(!attached_) << "a StreamWriter was returned by more than one request";
+    attached_ = true;
+    wake_ = std::move(wake);
+    wake_scheduled_ = false;
+    head_written_ = true;
+    head_written.swap(on_head_written_);
+  }
+  for (auto& cb : head_written) cb();
 }
 
 StreamWriter::Batch StreamWriter::Take() {
@@ -100,7 +119,7 @@ StreamEnd StreamWriter::requested_end() const {
 }
 
 void StreamWriter::Finish(StreamEnd why) {
-  std::function<void(StreamEnd)> cb;
+  std::vector<std::function<void(StreamEnd)>> cbs;
   {
     std::lock_guard lock(mu_);
     if (ended_) return;
@@ -109,10 +128,10 @@ void StreamWriter::Finish(StreamEnd why) {
     pending_.clear();
     inflight_ = 0;
     wake_ = nullptr;
-    cb = std::move(on_end_);
-    on_end_ = nullptr;
+    cbs.swap(on_end_);
+    on_head_written_.clear();
   }
-  if (cb) cb(why);
+  for (auto& cb : cbs) cb(why);
 }
 
 }  // namespace svcplane::apiserver::http

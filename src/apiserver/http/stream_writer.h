@@ -65,8 +65,12 @@ class StreamWriter {
   // `cb` runs once when the stream ends, with the reason, on a server I/O thread (it must not
   // block and must not call back into the server synchronously); immediately, on the calling
   // thread, if the stream has already ended. The writer drops `cb` after calling it, so `cb` may
-  // hold a reference to the writer.
+  // hold a reference to the writer. Several callbacks run in the order they were added.
   void OnEnd(std::function<void(StreamEnd)> cb);
+  // `cb` runs once the response head has been written (the audit log's ResponseStarted), on a
+  // server I/O thread under the same rules as OnEnd; immediately if it already was. Never runs
+  // for a stream that ended before its head was written.
+  void OnHeadWritten(std::function<void()> cb);
 
   size_t buffered_bytes() const;
   bool ended() const;
@@ -95,10 +99,12 @@ class StreamWriter {
   bool attached_ = false;        // guarded by mu_
   bool wake_scheduled_ = false;  // guarded by mu_
   bool end_requested_ = false;   // guarded by mu_
-  StreamEnd end_reason_ = StreamEnd::kClosed;  // guarded by mu_
-  bool ended_ = false;                         // guarded by mu_
-  std::function<void()> wake_;                 // guarded by mu_
-  std::function<void(StreamEnd)> on_end_;      // guarded by mu_
+  StreamEnd end_reason_ = StreamEnd::kClosed;           // guarded by mu_
+  bool ended_ = false;                                  // guarded by mu_
+  std::function<void()> wake_;                          // guarded by mu_
+  std::vector<std::function<void(StreamEnd)>> on_end_;  // guarded by mu_
+  bool head_written_ = false;                           // guarded by mu_
+  std::vector<std::function<void()>> on_head_written_;  // guarded by mu_
 };
 
 }  // namespace svcplane::apiserver::http

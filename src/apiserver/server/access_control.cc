@@ -247,6 +247,7 @@ AccessDecision AccessControl::Check(const http::Request& request) const {
   authorization::Attributes attributes = authorization::AttributesFromRequest(request);
   attributes.user = who;
   authorization::Result decision = impl_->chain.Authorize(attributes);
+  out.authorized = true;
   out.reason = decision.reason;
   if (decision.decision == Decision::kAllow) {
     out.allowed = true;
@@ -254,6 +255,7 @@ AccessDecision AccessControl::Check(const http::Request& request) const {
   }
   if (decision.decision != Decision::kDeny && !decision.error.empty()) {
     spdlog::error("authorizing {} {}: {}", request.method, request.target, decision.error);
+    out.authorizer_error = true;
     out.reason = "internal error";
     out.response = authorization::InternalErrorResponse(request.target, decision.error);
     return out;

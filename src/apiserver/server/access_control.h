@@ -36,8 +36,11 @@ struct AccessDecision {
   std::optional<http::Response> response;
   // Set: the request continues as this identity (impersonation).
   std::optional<http::Identity> impersonated;
-  // For the audit log's annotations: "allow" / "forbid" and the authorizer's reason.
+  // For the audit log's annotations: whether the request reached authorization, its decision
+  // ("allow" / "forbid") and the authorizer's reason, or that the authorizer failed.
+  bool authorized = false;
   bool allowed = false;
+  bool authorizer_error = false;
   std::string reason;
 };
 

@@ -14,6 +14,7 @@
 
 #include "apiserver/allocator/repair.h"
 #include "apiserver/allocator/service_allocator.h"
+#include "apiserver/audit/context.h"
 #include "apiserver/authorization/impersonation.h"
 #include "apiserver/bootstrap/controller.h"
 #include "apiserver/bootstrap/host_address.h"
@@ -114,6 +115,7 @@ class ApiServerImpl {
   std::unique_ptr<rest::Router> router;
   // --authorization-mode=Node,RBAC; null with AlwaysAllow. Before http: stops after it.
   std::unique_ptr<AccessControl> access;
+  std::unique_ptr<audit::Auditor> auditor;  // null: no audit policy
   std::unique_ptr<http::Server> http;
   bool shut_down = false;
 
@@ -130,6 +132,12 @@ class ApiServerImpl {
   http::Reply Handle(const http::Request& req) {
     if (!access) return Route(req);
     AccessDecision decided = access->Check(req);
+    if (decided.impersonated) audit::SetImpersonatedUser(req, *decided.impersonated);
+    if (decided.authorizer_error) {
+      audit::AddAnnotation(req, audit::kReasonAnnotation, "internal error");
+    } else if (decided.authorized) {
+      audit::SetAuthorizationDecision(req, decided.allowed, decided.reason);
+    }
     if (decided.response) return std::move(*decided.response);
     if (!decided.impersonated) return Route(req);
     // The rare impersonated request continues as a copy carrying the impersonated identity,
@@ -402,6 +410,10 @@ Result<std::unique_ptr<ApiServer>> ApiServer::Start(const ApiServerOptions& opti
   // Clients reach a server of a cluster by its advertised address too (and see it listed in
   // the `kubernetes` endpoints), so the certificate names it.
   if (!options.advertise_address.empty()) po.extra_sans.push_back(options.advertise_address);
+  // Audit flags fail the start before anything is served.
+  auto auditor = audit::NewAuditor(options.audit);
+  if (!auditor.ok()) return auditor.status();
+  impl->auditor = std::move(*auditor);
   auto pki = pki::LoadOrCreatePki(po);
   if (!pki.ok()) return pki.status();
   impl->pki = std::move(*pki);
@@ -563,8 +575,17 @@ Result<std::unique_ptr<ApiServer>> ApiServer::Start(const ApiServerOptions& opti
   };
   // As upstream, behind authentication (the HTTP layer lets only health endpoints through
   // without it).
-  auto server = http::Server::Start(std::move(ho),
-                                    [raw](const http::Request& req) { return raw->Handle(req); });
+  http::Handler handler = [raw](const http::Request& req) { return raw->Handle(req); };
+  if (impl->auditor) {
+    // Audit right behind authentication, in front of impersonation and authorization (spec
+    // §1): they annotate the request's audit context.
+    handler = impl->auditor->Wrap(std::move(handler));
+    ho.on_unauthenticated = [a = impl->auditor.get()](const http::Request& req,
+                                                      const http::Response& res) {
+      a->LogFailedAuthentication(req, res);
+    };
+  }
+  auto server = http::Server::Start(std::move(ho), std::move(handler));
   if (!server.ok()) return server.status();
   impl->http = std::move(*server);
   impl->StartBootstrap(impl->http->port());

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "apiserver/audit/auditor.h"
 #include "base/clock.h"
 #include "base/result.h"
 #include "base/tls/cipher_suites.h"
@@ -91,6 +92,9 @@ struct ApiServerOptions {
   // Test hook: empty the stored allocation maps at start, before the first repair pass, so
   // that pass must rebuild them from the Services (and report each as not allocated).
   bool debug_reset_allocations = false;
+  // --audit-policy-file and --audit-log-* (spec authn-authz-audit §5): off unless both a policy
+  // file and a log path are given.
+  audit::AuditOptions audit;
 };
 
 class ApiServerImpl;

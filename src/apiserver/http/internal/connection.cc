@@ -277,6 +277,7 @@ bool Connection::AcceptHead() {
   req->remote_address = remote_;
   req->peer_certificate = peer_;
   // Kept verbatim as upstream's AuditInit does; a new UUID when absent.
+  req->received_at = std::chrono::system_clock::now();
   auto audit = req->Header("Audit-ID");
   req->audit_id = audit && !audit->empty() ? std::string(*audit) : NewUuid();
   audit_id_ = req->audit_id;
@@ -294,9 +295,11 @@ bool Connection::AcceptHead() {
   if (!auth.authenticated() && !open_health) {
     // Refused before its body is read; a connection with an unread body cannot be reused.
     drain_before_close_ = has_body;
-    Respond(opts.unauthorized_response ? opts.unauthorized_response(*req)
-                                       : StatusResponse(401, "Unauthorized", "Unauthorized"),
-            has_body);
+    Response unauthorized = opts.unauthorized_response
+                                ? opts.unauthorized_response(*req)
+                                : StatusResponse(401, "Unauthorized", "Unauthorized");
+    if (opts.on_unauthenticated) opts.on_unauthenticated(*req, unauthorized);
+    Respond(std::move(unauthorized), has_body);
     return false;
   }
   if (auth.authenticated()) req->identity = std::move(auth.identity);
