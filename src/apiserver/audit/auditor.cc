@@ -9,7 +9,7 @@
 #include "api/codec/json.h"
 #include "api/codec/protobuf.h"
 #include "api/codec/yaml.h"
-#include "apiserver/audit/request_attributes.h"
+#include "apiserver/authorization/request_attributes.h"
 #include "base/uuid.h"
 
 namespace svcplane::apiserver::audit {
@@ -216,7 +216,7 @@ struct Auditor::Shared {
   std::shared_ptr<const Shared> SharedFromThis() const { return self_weak.lock(); }
 
   http::Reply Handle(const http::Handler& inner, const http::Request& req) const {
-    const authorization::Attributes attrs = RequestAttributes(req);
+    const authorization::Attributes attrs = authorization::AttributesFromRequest(req);
     const RuleEvaluation rule = policy.Evaluate(attrs);
     if (rule.level == Level::kNone) return inner(req);
     const Level level = rule.level;
@@ -274,7 +274,7 @@ http::Handler Auditor::Wrap(http::Handler inner) const {
 void Auditor::LogFailedAuthentication(const http::Request& req,
                                       const http::Response& response) const {
   const authorization::Attributes attrs = [&] {
-    authorization::Attributes a = RequestAttributes(req);
+    authorization::Attributes a = authorization::AttributesFromRequest(req);
     a.user = nullptr;  // rules naming users or groups do not match
     return a;
   }();
