@@ -34,11 +34,13 @@ std::optional<InflightLimiter::Slot> InflightLimiter::TryAcquire(Kind kind,
   const int max = kind == Kind::kReadOnly ? max_read_only_ : max_mutating_;
   if (max == 0 || Exempt(identity)) return Slot(nullptr);
   std::atomic<int>& counter = kind == Kind::kReadOnly ? read_only_ : mutating_;
-  // Relaxed: the count guards no data, it only bounds how many requests run.
-  if (counter.fetch_add(1, std::memory_order_relaxed) >= max) {
-    counter.fetch_sub(1, std::memory_order_relaxed);
-    return std::nullopt;
-  }
+  // A compare-and-swap loop, not fetch_add-then-undo: a refused request must never raise the
+  // count even for an instant, or a concurrent acquirer would be refused while fewer than `max`
+  // requests run. Relaxed: the count guards no data, it only bounds how many requests run.
+  int now = counter.load(std::memory_order_relaxed);
+  do {
+    if (now >= max) return std::nullopt;
+  } while (!counter.compare_exchange_weak(now, now + 1, std::memory_order_relaxed));
   return Slot(&counter);
 }
 

@@ -15,7 +15,8 @@ namespace svcplane::apiserver::http {
 // queued. Members of system:masters are never refused (and not counted). A limit of 0 means no
 // limit for that kind.
 //
-// Two atomic counters: admitting and releasing a request costs one fetch_add each, no lock.
+// Two atomic counters that never exceed their limit: admitting a request costs one
+// compare-and-swap, releasing it one fetch_sub, no lock.
 // Safe from any thread; must outlive every Slot it handed out.
 class InflightLimiter {
  public:
