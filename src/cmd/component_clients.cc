@@ -1,5 +1,9 @@
 #include "cmd/component_clients.h"
 
+#include <algorithm>
+
+#include "apiserver/authorization/bootstrap_policy.h"
+
 namespace svcplane::cmd {
 
 namespace server = apiserver::server;
@@ -12,6 +16,14 @@ ComponentClients::ComponentClients(server::ApiServer& server)
                                                         "svcplane/in-process kube-scheduler"))) {}
 
 client::Clientset& ComponentClients::Controller(std::string_view name) {
+  // svcplane's own controllers (no upstream ServiceAccount, no bootstrap role) run as the
+  // manager, as they would inside kube-controller-manager without service account credentials.
+  const auto& roles = apiserver::authorization::BootstrapClusterRoles();
+  const std::string role = "system:controller:" + std::string(name);
+  if (std::none_of(roles.begin(), roles.end(),
+                   [&](const auto& r) { return r.metadata.name == role; })) {
+    return *controller_manager_;
+  }
   return Cached(controllers_, name,
                 [&] { return server::ServiceAccountIdentity("kube-system", name); });
 }

@@ -6,7 +6,8 @@
 //   system:kube-controller-manager;
 //   - each controller: its ServiceAccount kube-system/<controller name>, as
 //     kube-controller-manager --use-service-account-credentials (the bootstrap policy binds
-//     system:controller:<name> to it);
+//     system:controller:<name> to it); one without such a role (lease-holder-logger) acts as
+//     the manager;
 //   - the simulator's scheduler: system:kube-scheduler; its node lifecycle monitor:
 //     kube-system/node-controller; each simulated kubelet: system:node:<name>.
 // The bootstrap loops of the API server itself keep the privileged loopback, as upstream's
