@@ -76,6 +76,16 @@ void PrepareNamespace(const Endpoint& admin, const Endpoint& writer) {
   }
 }
 
+// The audit log's files (the current one and rotated ones) together.
+uint64_t LogBytes(const fs::path& dir) {
+  uint64_t bytes = 0;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    if (entry.is_regular_file(ec)) bytes += entry.file_size(ec);
+  }
+  return bytes;
+}
+
 struct Samples {
   std::vector<double> rate, cpu_us;
   double log_bytes_per_create = 0;
@@ -89,7 +99,8 @@ int AccessCompare(const AccessCompareOptions& o) {
   std::vector<std::vector<Samples>> samples(kVariantCount, std::vector<Samples>(o.clients.size()));
   const fs::path tmp = fs::temp_directory_path();
   const fs::path tokens = tmp / fmt::format("svcplane-apibench-tokens-{}.csv", ::getpid());
-  const fs::path log = tmp / fmt::format("svcplane-apibench-audit-{}.log", ::getpid());
+  // The log and the files it rotates to; emptied after each server.
+  const fs::path log_dir = tmp / fmt::format("svcplane-apibench-audit-{}", ::getpid());
   const std::string writer_token = fmt::format("bench-writer-{}-token", ::getpid());
   {
     std::ofstream out(tokens);
@@ -100,12 +111,14 @@ int AccessCompare(const AccessCompareOptions& o) {
     for (int round = 0; round < o.rounds; ++round) {
       for (size_t v = 0; v < kVariantCount; ++v) {
         const Variant& variant = kVariants[v];
+        std::error_code ec;
+        fs::remove_all(log_dir, ec);  // the last server's, gone with it
         std::vector<std::string> args = o.server_args;
         args.insert(args.end(), {"--token-auth-file", tokens.string()});
         if (!variant.rbac) args.insert(args.end(), {"--authorization-mode", "AlwaysAllow"});
         if (variant.audit) {
           args.insert(args.end(), {"--audit-policy-file", SVCPLANE_EXAMPLES "/audit-policy.yaml",
-                                   "--audit-log-path", log.string()});
+                                   "--audit-log-path", (log_dir / "audit.log").string()});
         }
         ServerProcess proc(
             {.binary = o.server, .extra_args = args, .dir_prefix = "svcplane-apibench-access"});
@@ -114,8 +127,7 @@ int AccessCompare(const AccessCompareOptions& o) {
         writer.token = writer_token;
         PrepareNamespace(proc.endpoint(), writer);
         PodTemplate tmpl = LoadPodTemplate(o.pod_json, std::string(kNamespace));
-        std::error_code ec;
-        const uint64_t log_before = variant.audit ? fs::file_size(log, ec) : 0;
+        const uint64_t log_before = LogBytes(log_dir);
         for (size_t c = 0; c < o.clients.size(); ++c) {
           const size_t begin = c * o.pods;
           auto r = CreatePods(writer, proc.pid(), tmpl, std::string(kNamespace), begin,
@@ -128,12 +140,11 @@ int AccessCompare(const AccessCompareOptions& o) {
                        round, variant.name, o.clients[c], s.rate.back(), s.cpu_us.back());
         }
         if (variant.audit) {
-          const uint64_t bytes = fs::file_size(log, ec) - log_before;
+          const uint64_t bytes = LogBytes(log_dir) - log_before;
           for (auto& s : samples[v]) {
             s.log_bytes_per_create =
                 static_cast<double>(bytes) / static_cast<double>(o.pods * o.clients.size());
           }
-          fs::remove(log, ec);
         }
       }
     }
@@ -143,7 +154,7 @@ int AccessCompare(const AccessCompareOptions& o) {
   }
   std::error_code ec;
   fs::remove(tokens, ec);
-  fs::remove(log, ec);
+  fs::remove_all(log_dir, ec);
   if (code != 0) return code;
 
   std::vector<Row> rows;
