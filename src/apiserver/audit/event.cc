@@ -98,8 +98,29 @@ void ResponseStatusJson(std::string& out, const ResponseStatus& s) {
   out.push_back('}');
 }
 
+// Whether `s` is an IPv4 address in dotted decimal as Go prints it (four numbers 0-255 without
+// leading zeros): then it is its own canonical form. The peer address almost always is.
+bool IsCanonicalIpv4(std::string_view s) {
+  int parts = 0;
+  size_t i = 0;
+  while (true) {
+    const size_t start = i;
+    unsigned v = 0;
+    while (i < s.size() && i - start < 4 && s[i] >= '0' && s[i] <= '9') {
+      v = v * 10 + static_cast<unsigned>(s[i] - '0');
+      ++i;
+    }
+    const size_t len = i - start;
+    if (len == 0 || len > 3 || v > 255 || (len > 1 && s[start] == '0')) return false;
+    if (++parts == 4) return i == s.size();
+    if (i >= s.size() || s[i] != '.') return false;
+    ++i;
+  }
+}
+
 // The IP in Go's canonical text form, or "" if `s` is not one.
 std::string CanonicalIp(std::string_view s) {
+  if (IsCanonicalIpv4(s)) return std::string(s);
   std::string text(s);
   char buf[INET6_ADDRSTRLEN];
   unsigned char bin[16];

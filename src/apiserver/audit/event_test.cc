@@ -207,6 +207,19 @@ TEST(EventTest, SourceIps) {
             (std::vector<std::string>{"10.1.1.1", "::1"}));
 }
 
+// Addresses already in canonical dotted decimal are taken as they are; anything else goes
+// through inet_pton/inet_ntop, which reject leading zeros and out-of-range parts as Go does.
+TEST(EventTest, SourceIpsKeepOnlyValidAddressesInCanonicalForm) {
+  EXPECT_EQ(SourceIps(WithHeaders("10.0.0.9:1", {{"X-Forwarded-For",
+                                                  "0.0.0.0,255.255.255.255,010.0.0.1,1.2.3.256,"
+                                                  "1.2.3,1.2.3.4.5,1.2.3.04,1..2.3,::ffff:10.0.0.7,"
+                                                  "2001:DB8::1, 9.9.9.9 "}})),
+            (std::vector<std::string>{"0.0.0.0", "255.255.255.255", "10.0.0.7", "2001:db8::1",
+                                      "9.9.9.9", "10.0.0.9"}));
+  EXPECT_EQ(SourceIps(WithHeaders("[::ffff:127.0.0.1]:443", {})),
+            std::vector<std::string>{"127.0.0.1"});
+}
+
 TEST(EventTest, UserAgentIsTruncatedAt1024Bytes) {
   EXPECT_EQ(TruncatedUserAgent(std::string(1024, 'a')), std::string(1024, 'a'));
   EXPECT_EQ(TruncatedUserAgent(std::string(1025, 'a')), std::string(1024, 'a') + "...TRUNCATED");
