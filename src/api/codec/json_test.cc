@@ -267,3 +267,44 @@ TEST(QuantityTest, MilliValueSignsFractionsAndExponents) {
 
 }  // namespace
 }  // namespace svcplane::api::codec
+
+namespace svcplane::api::codec {
+namespace {
+
+// A body without whitespace to drop is parsed in place (the minified copy is the body); one
+// with whitespace is validated as sent, so dropping whitespace never makes bad JSON good.
+TEST(JsonForLogTest, MinifiesValidatesAndReadsMetadata) {
+  const std::string compact =
+      R"({"kind":"Pod","metadata":{"name":"p","namespace":"ns","uid":"u","resourceVersion":"7"},)"
+      R"("spec":{"args":["sh -c","a  b"]}})";
+  auto a = JsonForLog(compact, true);
+  ASSERT_TRUE(a.ok());
+  EXPECT_EQ(a->json, compact);
+  EXPECT_EQ(a->name, "p");
+  EXPECT_EQ(a->ns, "ns");
+  EXPECT_EQ(a->uid, "u");
+  EXPECT_EQ(a->resource_version, "7");
+
+  auto b = JsonForLog(
+      "{\n  \"kind\": \"Pod\",\n  \"metadata\": {\"name\" : \"q\"},\n"
+      "  \"spec\": {\"args\": [\"sh -c\"]}\n}\n",
+      true);
+  ASSERT_TRUE(b.ok());
+  EXPECT_EQ(b->json, R"({"kind":"Pod","metadata":{"name":"q"},"spec":{"args":["sh -c"]}})");
+  EXPECT_EQ(b->name, "q");
+
+  EXPECT_FALSE(JsonForLog(R"({"a":tr ue})", true).ok());
+  EXPECT_FALSE(JsonForLog(R"({"a":1 2})", true).ok());
+  EXPECT_FALSE(JsonForLog(R"({"a":tru})", true).ok());
+  EXPECT_FALSE(JsonForLog(R"({"a":"unclosed})", true).ok());
+  EXPECT_TRUE(JsonForLog(R"({"a":1})", true).ok());
+
+  auto c = JsonForLog(R"({"metadata":{"name":"r"}})", false);
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->json, "");
+  EXPECT_EQ(c->name, "r");
+  EXPECT_FALSE(JsonForLog(R"({"a":tr ue})", false).ok());
+}
+
+}  // namespace
+}  // namespace svcplane::api::codec
