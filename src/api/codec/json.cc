@@ -5,6 +5,7 @@
 
 #include "api/codec/internal/json_decode.h"
 #include "api/codec/internal/json_encode.h"
+#include "api/codec/internal/minify.h"
 #include "api/codec/internal/padded_parser.h"
 
 namespace svcplane::api::codec {
@@ -106,7 +107,7 @@ Result<LoggedJson> JsonForLog(std::string_view json, bool want_json) {
     // make invalid text valid, as in `tr ue`.)
     out.json.resize(json.size() + simdjson::SIMDJSON_PADDING);
     size_t n = 0;
-    if (simdjson::minify(json.data(), json.size(), out.json.data(), n) == simdjson::SUCCESS &&
+    if (internal::Minify(json.data(), json.size(), out.json.data(), n) == simdjson::SUCCESS &&
         n == json.size()) {
       out.json.resize(n);
       if (auto err = parser.parse(out.json.data(), n, /*realloc_if_needed=*/false).get(root)) {
@@ -124,7 +125,7 @@ Result<LoggedJson> JsonForLog(std::string_view json, bool want_json) {
       // Valid JSON (parsed above), so the raw SIMD minifier only drops whitespace.
       out.json.resize(json.size() + simdjson::SIMDJSON_PADDING);
       size_t n = 0;
-      if (simdjson::minify(padded.data(), json.size(), out.json.data(), n) != simdjson::SUCCESS) {
+      if (internal::Minify(padded.data(), json.size(), out.json.data(), n) != simdjson::SUCCESS) {
         out.json = simdjson::minify(root);
       } else {
         out.json.resize(n);
