@@ -25,6 +25,7 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
+#include "bench/apiserver/access_compare.h"
 #include "bench/apiserver/pod_creates.h"
 #include "bench/apiserver/watcher.h"
 #include "bench/common/https_client.h"
@@ -36,67 +37,6 @@ namespace {
 
 namespace asio = boost::asio;
 namespace fs = std::filesystem;
-
-// Pod creates/s with the audit log on (the shipped examples/audit-policy.yaml, which logs a Pod
-// create at Request level: the body re-encoded into every line) and off. Servers alternate, one
-// at a time, for `rounds` rounds: on a shared machine a load spike then hits both sides alike.
-int AuditCompare(const std::string& server, const std::vector<std::string>& server_args,
-                 const std::string& pod_json, size_t pods, int clients, int rounds) {
-  const std::string ns = "bench";
-  std::vector<double> rate[2], cpu_us[2];
-  uint64_t log_bytes = 0;
-  try {
-    for (int round = 0; round < rounds; ++round) {
-      for (int on = 0; on < 2; ++on) {
-        std::vector<std::string> args = server_args;
-        const fs::path log =
-            fs::temp_directory_path() / fmt::format("svcplane-apibench-audit-{}.log", ::getpid());
-        if (on) {
-          args.insert(args.end(), {"--audit-policy-file", SVCPLANE_EXAMPLES "/audit-policy.yaml",
-                                   "--audit-log-path", log.string()});
-        }
-        ServerProcess proc(
-            {.binary = server, .extra_args = args, .dir_prefix = "svcplane-apibench-audit"});
-        proc.Start();
-        const Endpoint ep = proc.endpoint();
-        {
-          Client c(ep, MakeTls(ep));
-          auto r = c.Do("POST", "/api/v1/namespaces",
-                        R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"bench"}})");
-          if (r.status != 201) throw std::runtime_error("create namespace: " + r.body);
-        }
-        PodTemplate tmpl = LoadPodTemplate(pod_json, ns);
-        auto r = CreatePods(ep, proc.pid(), tmpl, ns, 0, pods, clients);
-        if (r.failed) throw std::runtime_error("creates failed: " + r.first_error);
-        rate[on].push_back(static_cast<double>(r.ok) / r.seconds);
-        cpu_us[on].push_back(r.server_cpu_seconds / static_cast<double>(r.ok) * 1e6);
-        std::fprintf(stderr, "round %d, audit %s: %.0f creates/s\n", round, on ? "on" : "off",
-                     rate[on].back());
-        std::error_code ec;
-        if (on) {
-          log_bytes = fs::file_size(log, ec);
-          fs::remove(log, ec);
-        }
-      }
-    }
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "apiserver_bench: %s\n", e.what());
-    return 1;
-  }
-  const double off = Percentile(rate[0], 50), on = Percentile(rate[1], 50);
-  PrintTable({
-      {fmt::format("creates/s, audit off, {} clients (median of {})", clients, rounds),
-       fmt::format("{:.0f}", off), ""},
-      {fmt::format("creates/s, audit on (examples/audit-policy.yaml), {} clients", clients),
-       fmt::format("{:.0f}", on), ""},
-      {"  on / off", fmt::format("{:.1f}%", on / off * 100), ">= 95%"},
-      {"  server CPU per create, off / on (median)",
-       fmt::format("{:.0f} / {:.0f} us", Percentile(cpu_us[0], 50), Percentile(cpu_us[1], 50)), ""},
-      {"  audit log per create",
-       fmt::format("{:.0f} B", static_cast<double>(log_bytes) / static_cast<double>(pods)), ""},
-  });
-  return 0;
-}
 
 int Main(int argc, char** argv) {
   CLI::App app{"svcplane API server end-to-end benchmark"};
@@ -129,17 +69,23 @@ int Main(int argc, char** argv) {
   app.add_option("--watch-interval-ms", watch_interval_ms, "pause between watched creates")
       ->capture_default_str();
   app.add_flag("--keep-data", keep, "keep the temp data dir (server.log)");
-  int audit_rounds = 0;
-  int audit_clients = 64;
-  app.add_option("--audit-compare", audit_rounds,
-                 "only compare creates/s (--pods of them) with the audit log on and off, "
+  AccessCompareOptions compare;
+  compare.clients = {64, 8};
+  app.add_option("--audit-compare", compare.rounds,
+                 "only compare creates/s (--pods of them per client count) with authorization "
+                 "(Node,RBAC vs AlwaysAllow) and the audit log on and off, as a non-admin user, "
                  "alternating servers for this many rounds");
-  app.add_option("--audit-clients", audit_clients, "clients for --audit-compare")
+  app.add_option("--audit-clients", compare.clients,
+                 "client counts for --audit-compare (repeatable)")
       ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
-  if (audit_rounds > 0) {
+  if (compare.rounds > 0) {
     signal(SIGPIPE, SIG_IGN);
-    return AuditCompare(server, server_args, pod_json, pods, audit_clients, audit_rounds);
+    compare.server = server;
+    compare.server_args = server_args;
+    compare.pod_json = pod_json;
+    compare.pods = pods;
+    return AccessCompare(compare);
   }
 
   signal(SIGPIPE, SIG_IGN);

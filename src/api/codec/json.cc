@@ -5,6 +5,7 @@
 
 #include "api/codec/internal/json_decode.h"
 #include "api/codec/internal/json_encode.h"
+#include "api/codec/internal/minify.h"
 #include "api/codec/internal/padded_parser.h"
 
 namespace svcplane::api::codec {
@@ -96,20 +97,39 @@ Result<TypeMeta> PeekTypeMeta(std::string_view json) {
 // per create.
 Result<LoggedJson> JsonForLog(std::string_view json, bool want_json) {
   thread_local simdjson::dom::parser parser;
-  simdjson::padded_string padded(json);
-  simdjson::dom::element root;
-  if (auto err = parser.parse(padded).get(root)) {
-    return BadRequestError(std::string("invalid JSON: ") + simdjson::error_message(err));
-  }
   LoggedJson out;
+  simdjson::dom::element root;
+  bool parsed = false;
   if (want_json) {
-    // Valid JSON (parsed above), so the raw SIMD minifier only drops whitespace.
+    // Minified first, into a buffer with simdjson's padding. A client's body usually has no
+    // whitespace to drop; then the output is the input byte for byte and is parsed in place,
+    // without the padded copy. (Otherwise the input itself is parsed: dropping whitespace can
+    // make invalid text valid, as in `tr ue`.)
     out.json.resize(json.size() + simdjson::SIMDJSON_PADDING);
     size_t n = 0;
-    if (simdjson::minify(padded.data(), json.size(), out.json.data(), n) != simdjson::SUCCESS) {
-      out.json = simdjson::minify(root);
-    } else {
+    if (internal::Minify(json.data(), json.size(), out.json.data(), n) == simdjson::SUCCESS &&
+        n == json.size()) {
       out.json.resize(n);
+      if (auto err = parser.parse(out.json.data(), n, /*realloc_if_needed=*/false).get(root)) {
+        return BadRequestError(std::string("invalid JSON: ") + simdjson::error_message(err));
+      }
+      parsed = true;
+    }
+  }
+  if (!parsed) {
+    simdjson::padded_string padded(json);
+    if (auto err = parser.parse(padded).get(root)) {
+      return BadRequestError(std::string("invalid JSON: ") + simdjson::error_message(err));
+    }
+    if (want_json) {
+      // Valid JSON (parsed above), so the raw SIMD minifier only drops whitespace.
+      out.json.resize(json.size() + simdjson::SIMDJSON_PADDING);
+      size_t n = 0;
+      if (internal::Minify(padded.data(), json.size(), out.json.data(), n) != simdjson::SUCCESS) {
+        out.json = simdjson::minify(root);
+      } else {
+        out.json.resize(n);
+      }
     }
   }
   simdjson::dom::object meta;

@@ -2,6 +2,11 @@
 
 #include "api/codec/json.h"
 
+#include <fstream>
+#include <sstream>
+
+#include "api/codec/internal/minify.h"
+
 namespace svcplane::api::codec {
 namespace {
 
@@ -263,6 +268,68 @@ TEST(QuantityTest, MilliValueSignsFractionsAndExponents) {
   EXPECT_FALSE(meta::Quantity{"1e"}.MilliValue());
   EXPECT_FALSE(meta::Quantity{"1e1.5"}.MilliValue());
   EXPECT_FALSE(meta::Quantity{""}.MilliValue());
+}
+
+}  // namespace
+}  // namespace svcplane::api::codec
+
+namespace svcplane::api::codec {
+namespace {
+
+// A body without whitespace to drop is parsed in place (the minified copy is the body); one
+// with whitespace is validated as sent, so dropping whitespace never makes bad JSON good.
+TEST(JsonForLogTest, MinifiesValidatesAndReadsMetadata) {
+  const std::string compact =
+      R"({"kind":"Pod","metadata":{"name":"p","namespace":"ns","uid":"u","resourceVersion":"7"},)"
+      R"("spec":{"args":["sh -c","a  b"]}})";
+  auto a = JsonForLog(compact, true);
+  ASSERT_TRUE(a.ok());
+  EXPECT_EQ(a->json, compact);
+  EXPECT_EQ(a->name, "p");
+  EXPECT_EQ(a->ns, "ns");
+  EXPECT_EQ(a->uid, "u");
+  EXPECT_EQ(a->resource_version, "7");
+
+  auto b = JsonForLog(
+      "{\n  \"kind\": \"Pod\",\n  \"metadata\": {\"name\" : \"q\"},\n"
+      "  \"spec\": {\"args\": [\"sh -c\"]}\n}\n",
+      true);
+  ASSERT_TRUE(b.ok());
+  EXPECT_EQ(b->json, R"({"kind":"Pod","metadata":{"name":"q"},"spec":{"args":["sh -c"]}})");
+  EXPECT_EQ(b->name, "q");
+
+  EXPECT_FALSE(JsonForLog(R"({"a":tr ue})", true).ok());
+  EXPECT_FALSE(JsonForLog(R"({"a":1 2})", true).ok());
+  EXPECT_FALSE(JsonForLog(R"({"a":tru})", true).ok());
+  EXPECT_FALSE(JsonForLog(R"({"a":"unclosed})", true).ok());
+  EXPECT_TRUE(JsonForLog(R"({"a":1})", true).ok());
+
+  auto c = JsonForLog(R"({"metadata":{"name":"r"}})", false);
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->json, "");
+  EXPECT_EQ(c->name, "r");
+  EXPECT_FALSE(JsonForLog(R"({"a":tr ue})", false).ok());
+}
+
+// Minify uses simdjson's AVX2 kernel where it can (the AVX-512 one is slow on AMD Zen 4); its
+// output is the active kernel's, byte for byte.
+TEST(JsonForLogTest, MinifyMatchesSimdjsonsActiveKernel) {
+  std::ifstream in(SVCPLANE_TESTDATA "/pod.json");
+  std::stringstream pod;
+  pod << in.rdbuf();
+  for (const std::string& text :
+       {pod.str(), std::string(R"({ "a" : [ 1 , "x  y\" z" , {"b" :null} ] })"), std::string(" "),
+        std::string("[\n\t1,\r\n2 ]"), std::string(R"({"unclosed": "x)")}) {
+    std::string ours(text.size() + simdjson::SIMDJSON_PADDING, '\0');
+    std::string theirs(text.size() + simdjson::SIMDJSON_PADDING, '\0');
+    size_t n = 0, m = 0;
+    const auto a = internal::Minify(text.data(), text.size(), ours.data(), n);
+    const auto b = simdjson::minify(text.data(), text.size(), theirs.data(), m);
+    EXPECT_EQ(a, b) << text;
+    if (a == simdjson::SUCCESS) {
+      EXPECT_EQ(ours.substr(0, n), theirs.substr(0, m)) << text;
+    }
+  }
 }
 
 }  // namespace

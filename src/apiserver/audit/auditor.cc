@@ -114,8 +114,7 @@ struct Auditor::Shared {
   void Emit(const RequestContext& ctx, Stage stage, bool may_wait) const {
     if (ctx.Omits(stage)) return;
     std::string line;
-    line.reserve(1024);
-    EncodeEvent(ctx.EventAt(stage, now()), &line);
+    ctx.EncodeAt(stage, now(), &line);
     sink->Write(std::move(line), may_wait);
   }
 

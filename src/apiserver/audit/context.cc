@@ -39,19 +39,12 @@ void RequestContext::SetResponse(ResponseStatus status, std::string response_obj
   }
 }
 
-Event RequestContext::EventAt(Stage stage, Timestamp now) const {
+void RequestContext::EncodeAt(Stage stage, Timestamp now, std::string* out) const {
   std::lock_guard lock(mu_);
-  Event e = event_;
-  e.stage = stage;
-  e.stage_timestamp = now;
-  if (stage == Stage::kRequestReceived) {
-    // Nothing of the response exists yet; the body is decoded by the handler, later.
-    e.response_status.reset();
-    e.request_object_json.clear();
-    e.response_object_json.clear();
-  }
-  if (stage == Stage::kResponseStarted) e.response_object_json.clear();
-  return e;
+  // The fixed fields take well under 1 KiB; the bodies go in verbatim.
+  out->reserve(out->size() + 1024 + event_.request_object_json.size() +
+               event_.response_object_json.size());
+  EncodeEventAt(event_, stage, now, out);
 }
 
 void AddAnnotation(const http::Request& req, std::string_view key, std::string_view value) {

@@ -44,8 +44,9 @@ class RequestContext {
   bool HasRequestObject() const;
   void SetResponse(ResponseStatus status, std::string response_object_json);
 
-  // The event as it stands, for one stage.
-  Event EventAt(Stage stage, Timestamp now) const;
+  // Appends the event as it stands, for one stage, as one JSON line (without newline), encoded
+  // under the lock rather than copied first (the copy would hold the request body again).
+  void EncodeAt(Stage stage, Timestamp now, std::string* out) const;
 
  private:
   const RuleEvaluation rule_;

@@ -98,8 +98,29 @@ void ResponseStatusJson(std::string& out, const ResponseStatus& s) {
   out.push_back('}');
 }
 
+// Whether `s` is an IPv4 address in dotted decimal as Go prints it (four numbers 0-255 without
+// leading zeros): then it is its own canonical form. The peer address almost always is.
+bool IsCanonicalIpv4(std::string_view s) {
+  int parts = 0;
+  size_t i = 0;
+  while (true) {
+    const size_t start = i;
+    unsigned v = 0;
+    while (i < s.size() && i - start < 4 && s[i] >= '0' && s[i] <= '9') {
+      v = v * 10 + static_cast<unsigned>(s[i] - '0');
+      ++i;
+    }
+    const size_t len = i - start;
+    if (len == 0 || len > 3 || v > 255 || (len > 1 && s[start] == '0')) return false;
+    if (++parts == 4) return i == s.size();
+    if (i >= s.size() || s[i] != '.') return false;
+    ++i;
+  }
+}
+
 // The IP in Go's canonical text form, or "" if `s` is not one.
 std::string CanonicalIp(std::string_view s) {
+  if (IsCanonicalIpv4(s)) return std::string(s);
   std::string text(s);
   char buf[INET6_ADDRSTRLEN];
   unsigned char bin[16];
@@ -123,9 +144,30 @@ std::string_view Trim(std::string_view s) {
   return s;
 }
 
+// Days since 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's civil_from_days).
+void CivilFromDays(int64_t days, int64_t* year, unsigned* month, unsigned* day) {
+  days += 719468;
+  const int64_t era = (days >= 0 ? days : days - 146096) / 146097;
+  const auto doe = static_cast<unsigned>(days - era * 146097);
+  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  const unsigned mp = (5 * doy + 2) / 153;
+  *day = doy - (153 * mp + 2) / 5 + 1;
+  *month = mp < 10 ? mp + 3 : mp - 9;
+  *year = static_cast<int64_t>(yoe) + era * 400 + (*month <= 2 ? 1 : 0);
+}
+
+void Digits(char* at, uint64_t v, int n) {
+  for (int i = n - 1; i >= 0; --i) {
+    at[i] = static_cast<char>('0' + v % 10);
+    v /= 10;
+  }
+}
+
 }  // namespace
 
-std::string FormatMicroTime(Timestamp t) {
+// Two per event line, so without fmt or gmtime_r: digits into a fixed buffer.
+void AppendMicroTime(Timestamp t, std::string* out) {
   const auto micros =
       std::chrono::duration_cast<std::chrono::microseconds>(t.time_since_epoch()).count();
   int64_t secs = micros / 1'000'000;
@@ -134,11 +176,35 @@ std::string FormatMicroTime(Timestamp t) {
     frac += 1'000'000;
     --secs;
   }
-  std::time_t tt = static_cast<std::time_t>(secs);
-  std::tm tm{};
-  gmtime_r(&tt, &tm);
-  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:06}Z", tm.tm_year + 1900, tm.tm_mon + 1,
-                     tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, frac);
+  int64_t days = secs / 86400;
+  int64_t rem = secs % 86400;
+  if (rem < 0) {
+    rem += 86400;
+    --days;
+  }
+  int64_t year;
+  unsigned month, day;
+  CivilFromDays(days, &year, &month, &day);
+  if (year < 0 || year > 9999) {
+    out->append(fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:06}Z", year, month, day,
+                            rem / 3600, rem / 60 % 60, rem % 60, frac));
+    return;
+  }
+  char buf[] = "0000-00-00T00:00:00.000000Z";
+  Digits(buf, static_cast<uint64_t>(year), 4);
+  Digits(buf + 5, month, 2);
+  Digits(buf + 8, day, 2);
+  Digits(buf + 11, static_cast<uint64_t>(rem / 3600), 2);
+  Digits(buf + 14, static_cast<uint64_t>(rem / 60 % 60), 2);
+  Digits(buf + 17, static_cast<uint64_t>(rem % 60), 2);
+  Digits(buf + 20, static_cast<uint64_t>(frac), 6);
+  out->append(buf, sizeof(buf) - 1);
+}
+
+std::string FormatMicroTime(Timestamp t) {
+  std::string out;
+  AppendMicroTime(t, &out);
+  return out;
 }
 
 std::vector<std::string> SourceIps(const http::Request& req) {
@@ -180,13 +246,23 @@ std::string TruncatedUserAgent(std::string_view user_agent) {
   return out;
 }
 
-void EncodeEvent(const Event& e, std::string* out_ptr) {
-  std::string& out = *out_ptr;
+namespace {
+
+void Time(std::string& out, std::string_view key, Timestamp t, bool& first) {
+  Key(out, key, first);
+  out.push_back('"');
+  AppendMicroTime(t, &out);
+  out.push_back('"');
+}
+
+// The event at `stage`; with `omit_for_stage`, what does not exist yet at that stage is left out.
+void Encode(const Event& e, Stage stage, Timestamp stage_timestamp, bool omit_for_stage,
+            std::string& out) {
   out.append(R"({"kind":"Event","apiVersion":"audit.k8s.io/v1")");
   bool first = false;
   Str(out, "level", LevelName(e.level), first);
   Str(out, "auditID", e.audit_id, first);
-  Str(out, "stage", StageName(e.stage), first);
+  Str(out, "stage", StageName(stage), first);
   Str(out, "requestURI", e.request_uri, first);
   Str(out, "verb", e.verb, first);
   Key(out, "user", first);
@@ -204,20 +280,24 @@ void EncodeEvent(const Event& e, std::string* out_ptr) {
     Key(out, "objectRef", first);
     ObjectRefJson(out, *e.object_ref);
   }
-  if (e.response_status) {
+  // Nothing of the response exists when the request is received, and the body is decoded by
+  // the handler, later.
+  const bool received = omit_for_stage && stage == Stage::kRequestReceived;
+  const bool started = omit_for_stage && stage == Stage::kResponseStarted;
+  if (e.response_status && !received) {
     Key(out, "responseStatus", first);
     ResponseStatusJson(out, *e.response_status);
   }
-  if (!e.request_object_json.empty()) {
+  if (!e.request_object_json.empty() && !received) {
     Key(out, "requestObject", first);
     out.append(e.request_object_json);
   }
-  if (!e.response_object_json.empty()) {
+  if (!e.response_object_json.empty() && !received && !started) {
     Key(out, "responseObject", first);
     out.append(e.response_object_json);
   }
-  Str(out, "requestReceivedTimestamp", FormatMicroTime(e.request_received), first);
-  Str(out, "stageTimestamp", FormatMicroTime(e.stage_timestamp), first);
+  Time(out, "requestReceivedTimestamp", e.request_received, first);
+  Time(out, "stageTimestamp", stage_timestamp, first);
   if (!e.annotations.empty()) {
     Key(out, "annotations", first);
     out.push_back('{');
@@ -232,6 +312,16 @@ void EncodeEvent(const Event& e, std::string* out_ptr) {
     out.push_back('}');
   }
   out.push_back('}');
+}
+
+}  // namespace
+
+void EncodeEvent(const Event& e, std::string* out) {
+  Encode(e, e.stage, e.stage_timestamp, /*omit_for_stage=*/false, *out);
+}
+
+void EncodeEventAt(const Event& e, Stage stage, Timestamp stage_timestamp, std::string* out) {
+  Encode(e, stage, stage_timestamp, /*omit_for_stage=*/true, *out);
 }
 
 }  // namespace svcplane::apiserver::audit

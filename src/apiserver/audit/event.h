@@ -59,8 +59,16 @@ struct Event {
 // optional fields left out. request/response objects must be valid JSON; they go in verbatim.
 void EncodeEvent(const Event& e, std::string* out);
 
+// EncodeEvent of the event as it stands at `stage` (written at `stage_timestamp`), without
+// copying it: `e.stage` and `e.stage_timestamp` are not read, and what does not exist yet at
+// that stage is left out (RequestReceived: responseStatus, requestObject and responseObject, the
+// body being decoded later; ResponseStarted: responseObject).
+void EncodeEventAt(const Event& e, Stage stage, Timestamp stage_timestamp, std::string* out);
+
 // RFC 3339 in UTC with exactly 6 fractional digits: "2025-06-01T10:00:00.123456Z".
 std::string FormatMicroTime(Timestamp t);
+// The same, appended.
+void AppendMicroTime(Timestamp t, std::string* out);
 
 // X-Forwarded-For's valid IPs, then X-Real-Ip unless already listed, then the peer's address
 // unless it is the last entry (upstream's utilnet.SourceIPs).

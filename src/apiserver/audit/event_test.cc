@@ -1,5 +1,9 @@
 #include "apiserver/audit/event.h"
 
+#include <ctime>
+#include <random>
+
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 namespace svcplane::apiserver::audit {
@@ -16,6 +20,76 @@ TEST(EventTest, MicroTimeHasSixDigits) {
   EXPECT_EQ(FormatMicroTime(At(kJune1 + 123456)), "2025-06-01T10:00:00.123456Z");
   EXPECT_EQ(FormatMicroTime(At(kJune1)), "2025-06-01T10:00:00.000000Z");
   EXPECT_EQ(FormatMicroTime(At(kJune1 + 100)), "2025-06-01T10:00:00.000100Z");
+}
+
+// The digits are computed without gmtime_r: the same text as gmtime_r's date for any instant,
+// leap days and centuries, and before 1970, included.
+TEST(EventTest, MicroTimeMatchesGmtime) {
+  auto reference = [](int64_t micros) {
+    int64_t secs = micros / 1'000'000, frac = micros % 1'000'000;
+    if (frac < 0) {
+      frac += 1'000'000;
+      --secs;
+    }
+    std::time_t tt = static_cast<std::time_t>(secs);
+    std::tm tm{};
+    gmtime_r(&tt, &tm);
+    return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:06}Z", tm.tm_year + 1900,
+                       tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, frac);
+  };
+  EXPECT_EQ(FormatMicroTime(At(951782400LL * 1'000'000)), "2000-02-29T00:00:00.000000Z");
+  EXPECT_EQ(FormatMicroTime(At(-1)), "1969-12-31T23:59:59.999999Z");
+  EXPECT_EQ(FormatMicroTime(At(0)), "1970-01-01T00:00:00.000000Z");
+  std::mt19937_64 rng(42);
+  // What a system_clock time_point (int64 nanoseconds) holds: 1677 to 2262.
+  std::uniform_int_distribution<int64_t> any(-9'200'000'000'000'000LL, 9'200'000'000'000'000LL);
+  for (int i = 0; i < 200'000; ++i) {
+    const int64_t t = any(rng);
+    ASSERT_EQ(FormatMicroTime(At(t)), reference(t)) << t;
+  }
+  std::string out = "x";
+  AppendMicroTime(At(kJune1 + 7), &out);
+  EXPECT_EQ(out, "x2025-06-01T10:00:00.000007Z");
+}
+
+// EncodeEventAt writes the event as it stands at a stage: only the stage and its time differ
+// from the stored event, and what does not exist yet at the stage is left out.
+TEST(EventTest, EncodeAtAStageLeavesOutWhatItCannotHold) {
+  Event e;
+  e.level = Level::kRequestResponse;
+  e.audit_id = "a1";
+  e.stage = Stage::kPanic;  // not read
+  e.request_uri = "/api/v1/namespaces/demo/pods";
+  e.verb = "create";
+  e.user = http::Identity{"jane", {"dev"}, "", {}};
+  e.object_ref = ObjectRef{.resource = "pods", .ns = "demo", .name = "p", .api_version = "v1"};
+  e.response_status = ResponseStatus{.code = 201};
+  e.request_object_json = R"({"kind":"Pod"})";
+  e.response_object_json = R"({"kind":"Pod","metadata":{"uid":"u"}})";
+  e.request_received = At(kJune1);
+  e.annotations["authorization.k8s.io/decision"] = "allow";
+  for (Stage stage : {Stage::kRequestReceived, Stage::kResponseStarted, Stage::kResponseComplete,
+                      Stage::kPanic}) {
+    Event want = e;
+    want.stage = stage;
+    want.stage_timestamp = At(kJune1 + 5);
+    if (stage == Stage::kRequestReceived) {
+      want.response_status.reset();
+      want.request_object_json.clear();
+      want.response_object_json.clear();
+    }
+    if (stage == Stage::kResponseStarted) want.response_object_json.clear();
+    std::string expected, got = "prefix";
+    EncodeEvent(want, &expected);
+    EncodeEventAt(e, stage, At(kJune1 + 5), &got);
+    EXPECT_EQ(got, "prefix" + expected) << StageName(stage);
+  }
+  // EncodeEvent itself leaves nothing out.
+  std::string all;
+  Event received = e;
+  received.stage = Stage::kRequestReceived;
+  EncodeEvent(received, &all);
+  EXPECT_NE(all.find("responseObject"), std::string::npos);
 }
 
 // Spec §5.1's example, field by field, in upstream's order.
@@ -131,6 +205,19 @@ TEST(EventTest, SourceIps) {
             (std::vector<std::string>{"10.0.0.1", "127.0.0.1"}));
   EXPECT_EQ(SourceIps(WithHeaders("::1:5000", {{"x-real-ip", "10.1.1.1"}})),
             (std::vector<std::string>{"10.1.1.1", "::1"}));
+}
+
+// Addresses already in canonical dotted decimal are taken as they are; anything else goes
+// through inet_pton/inet_ntop, which reject leading zeros and out-of-range parts as Go does.
+TEST(EventTest, SourceIpsKeepOnlyValidAddressesInCanonicalForm) {
+  EXPECT_EQ(SourceIps(WithHeaders("10.0.0.9:1", {{"X-Forwarded-For",
+                                                  "0.0.0.0,255.255.255.255,010.0.0.1,1.2.3.256,"
+                                                  "1.2.3,1.2.3.4.5,1.2.3.04,1..2.3,::ffff:10.0.0.7,"
+                                                  "2001:DB8::1, 9.9.9.9 "}})),
+            (std::vector<std::string>{"0.0.0.0", "255.255.255.255", "10.0.0.7", "2001:db8::1",
+                                      "9.9.9.9", "10.0.0.9"}));
+  EXPECT_EQ(SourceIps(WithHeaders("[::ffff:127.0.0.1]:443", {})),
+            std::vector<std::string>{"127.0.0.1"});
 }
 
 TEST(EventTest, UserAgentIsTruncatedAt1024Bytes) {

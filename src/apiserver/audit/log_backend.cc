@@ -148,6 +148,7 @@ LogBackend::~LogBackend() {
 // and back; one that finds a write under way waits for it, or for the next, which carries its
 // line. Lines that must not wait (I/O threads, batch mode) go to the writer thread.
 void LogBackend::Write(std::string line, bool may_wait) {
+  line.push_back('\n');  // outside the lock
   std::unique_lock lock(mu_);
   if (stop_) return;
   if (!blocking_ && pending_lines_ >= options_.batch_buffer_size) {
@@ -155,8 +156,12 @@ void LogBackend::Write(std::string line, bool may_wait) {
     if (dropped_++ % 1000 == 0) SPDLOG_WARN("audit: log buffer full, events dropped");
     return;
   }
-  pending_.append(line);
-  pending_.push_back('\n');
+  // Nothing queued (the usual case): the line's own buffer becomes the batch, uncopied.
+  if (pending_.empty()) {
+    pending_.swap(line);
+  } else {
+    pending_.append(line);
+  }
   ++pending_lines_;
   const uint64_t mine = ++queued_;
   const bool wait = blocking_ && may_wait;

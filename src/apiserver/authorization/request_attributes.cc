@@ -1,8 +1,10 @@
 #include "apiserver/authorization/request_attributes.h"
 
 #include <cctype>
+#include <span>
 #include <string_view>
-#include <vector>
+
+#include <boost/container/small_vector.hpp>
 
 #include "api/selectors/field_selector.h"
 #include "api/validation/names.h"
@@ -10,10 +12,14 @@
 namespace svcplane::apiserver::authorization {
 namespace {
 
-std::vector<std::string_view> SplitPath(std::string_view path) {
+// Built for every request, twice (the audit filter and the authorizer): the parts of a usual
+// path fit inline, without an allocation.
+using PathParts = boost::container::small_vector<std::string_view, 12>;
+
+PathParts SplitPath(std::string_view path) {
   while (!path.empty() && path.front() == '/') path.remove_prefix(1);
   while (!path.empty() && path.back() == '/') path.remove_suffix(1);
-  std::vector<std::string_view> parts;
+  PathParts parts;
   if (path.empty()) return parts;
   size_t start = 0;
   while (true) {
@@ -68,7 +74,7 @@ Attributes AttributesFromRequest(const http::Request& request) {
   a.path = request.path;
   a.verb = Lower(request.method);
 
-  std::vector<std::string_view> parts = SplitPath(request.path);
+  const PathParts parts = SplitPath(request.path);
   if (parts.size() < 3) return a;
   if (parts[0] != "api" && parts[0] != "apis") return a;
   size_t i = 1;
@@ -95,12 +101,10 @@ Attributes AttributesFromRequest(const http::Request& request) {
     a.verb = VerbForMethod(request.method);
   }
 
-  std::vector<std::string_view> rest(parts.begin() + static_cast<std::ptrdiff_t>(i), parts.end());
+  std::span<const std::string_view> rest(parts.data() + i, parts.size() - i);
   if (rest[0] == "namespaces" && rest.size() > 1) {
     a.ns = std::string(rest[1]);
-    if (rest.size() > 2 && rest[2] != "status" && rest[2] != "finalize") {
-      rest.erase(rest.begin(), rest.begin() + 2);
-    }
+    if (rest.size() > 2 && rest[2] != "status" && rest[2] != "finalize") rest = rest.subspan(2);
   }
   if (rest.size() >= 3 && !proxy) a.subresource = std::string(rest[2]);
   if (rest.size() >= 2) a.name = std::string(rest[1]);

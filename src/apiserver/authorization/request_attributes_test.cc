@@ -32,6 +32,16 @@ void Expect(const http::Request& req, const Row& want) {
   EXPECT_EQ(a.user, &req.identity);
 }
 
+// Paths of more parts than are kept inline read the same.
+TEST(AttributesFromRequest, LongPaths) {
+  Expect(Make("GET", "/api/v1/namespaces/demo/pods/p1/proxy/a/b/c/d/e/f/g/h/i/j"),
+         {"get", "demo", "pods", "proxy", "p1", ""});
+  Expect(Make("GET", "/api/v1/proxy/namespaces/demo/pods/p1/a/b/c/d/e/f/g/h/i/j"),
+         {"proxy", "demo", "pods", "", "p1", ""});
+  Expect(Make("DELETE", "/apis/g.example/v1/namespaces/demo/things/t/sub/x/y/z/1/2/3/4/5"),
+         {"delete", "demo", "things", "sub", "t", "g.example"});
+}
+
 // Every row of the spec §3.1 table.
 TEST(AttributesFromRequest, SpecTable) {
   Expect(Make("GET", "/api/v1/pods"), {"list", "", "pods", "", "", ""});

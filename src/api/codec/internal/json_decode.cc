@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "api/codec/internal/minify.h"
+
 namespace svcplane::api::codec::internal {
 namespace {
 
@@ -99,7 +101,7 @@ bool Validate(od::value v, DecodeContext& ctx, int depth) {
 void AppendCompact(std::string_view raw, std::string* out) {
   out->resize(raw.size());
   size_t len = 0;
-  if (simdjson::minify(raw.data(), raw.size(), out->data(), len) != simdjson::SUCCESS) {
+  if (Minify(raw.data(), raw.size(), out->data(), len) != simdjson::SUCCESS) {
     out->assign(raw);  // cannot happen for validated input; keep the bytes rather than lose them
     return;
   }
