@@ -36,6 +36,16 @@ class Registry {
   // Set before the registry serves requests; not synchronised with them.
   void SetHooks(WriteHooks<T> hooks) { hooks_ = std::move(hooks); }
 
+  // Admission of writes made as a user (WriteOptions::user, DeleteOptions::user; writes without
+  // one skip it): upstream's admission plugins and the RBAC storage's escalation checks. It runs
+  // after decoding and defaulting, before PrepareFor*, validation and storage, and on an update
+  // or patch once per storage attempt against the stored object being replaced. An error fails
+  // the write and nothing is stored. Set before the registry serves requests.
+  using Admit = std::function<Status(const AdmissionRequest<T>&)>;
+  void SetAdmission(Admit admit) { admit_ = std::move(admit); }
+  // Whether writes need their user (so callers copy it only then).
+  bool admits() const { return static_cast<bool>(admit_); }
+
   const api::ResourceInfo& info() const { return InfoOf<T>(); }
   bool namespaced() const { return info().namespaced; }
   std::string Key(std::string_view ns, std::string_view name) const {
@@ -126,52 +136,7 @@ class Registry {
   }
 
   Result<Object<T>> Create(std::string_view ns, T obj, const WriteOptions& wo) {
-    if (!obj.metadata.resource_version.empty()) {
-      return BadRequestError("resourceVersion should not be set on objects to be created");
-    }
-    if (namespaced() && ctx_.check_namespace) {
-      SVC_RETURN_IF_ERROR(ctx_.check_namespace(ns));
-    }
-    obj.metadata.namespace_ = namespaced() ? std::string(ns) : "";
-    const bool generated = obj.metadata.name.empty() && !obj.metadata.rest->generate_name.empty();
-    api::validation::Default(obj);
-    api::validation::PrepareObjectMetaForCreate(obj.metadata);
-    api::validation::PrepareForCreate(obj);
-    obj.metadata.rest->managed_fields.clear();
-    FinishGuard finish;
-    if (hooks_.begin_write) {
-      auto fn = hooks_.begin_write(obj, nullptr, wo.dry_run);
-      if (!fn.ok()) return fn.status();
-      finish.fn = std::move(*fn);
-    }
-    for (int attempt = 0;; ++attempt) {
-      if (generated) {
-        obj.metadata.name =
-            obj.metadata.rest->generate_name.substr(0, 58) + svcplane::RandomNameSuffix(5);
-      }
-      auto errs = api::validation::ValidateCreate(obj);
-      if (errs.empty()) errs = api::validation::ValidateCommonCreate(obj.metadata, namespaced());
-      if (!errs.empty()) {
-        return api::validation::ToInvalidStatus(QualifiedKind<T>(), obj.metadata.name, errs);
-      }
-      obj.metadata.uid = svcplane::NewUuid();
-      obj.metadata.creation_timestamp = api::meta::Time::FromUnix(ctx_.now_micros() / 1000000);
-      FillTypeMeta(obj);
-      if (wo.dry_run) return Unstored(std::move(obj));
-      std::string key = Key(ns, obj.metadata.name);
-      std::string name = obj.metadata.name;
-      bool written = false;
-      auto kv = StoreEncoded(
-          std::move(obj), &obj,
-          [&](std::shared_ptr<const std::string> bytes) {
-            return ctx_.store->Create(key, std::move(bytes));
-          },
-          &written);
-      finish.stored = written;
-      if (written) return kv;
-      if (kv.status().code() == Code::kAlreadyExists && generated && attempt < 3) continue;
-      return MapStoreError<T>(kv.status(), name);
-    }
+    return CreateAt(ns, "", std::move(obj), wo);
   }
 
   // PUT on the main resource or a subresource. Create-on-update where upstream allows it.
@@ -186,7 +151,7 @@ class Registry {
             sub == Subresource::kNone) {
           if (created) *created = true;
           obj.metadata.resource_version.clear();
-          return Create(ns, std::move(obj), wo);
+          return CreateAt(ns, name, std::move(obj), wo);
         }
         return MapStoreError<T>(cur.status(), name);
       }
@@ -273,6 +238,14 @@ class Registry {
       auto current = memo_.Materialize(*cur);
       if (!current.ok()) return current.status();
       const T& old = *current->obj;
+      if (admit_ && opts.user) {
+        SVC_RETURN_IF_ERROR(admit_({.operation = AdmissionOperation::kDelete,
+                                    .user = *opts.user,
+                                    .ns = old.metadata.namespace_,
+                                    .name = old.metadata.name,
+                                    .path_name = old.metadata.name,
+                                    .old = &old}));
+      }
       if (opts.precondition_uid && *opts.precondition_uid != old.metadata.uid) {
         return ConflictError("Precondition failed: UID in precondition: " + *opts.precondition_uid +
                              ", UID in object meta: " + old.metadata.uid);
@@ -346,6 +319,65 @@ class Registry {
   ObjectMemo<T>& memo() { return memo_; }
 
  private:
+  // Create, or the create of a create-on-update PUT (`path_name` is then the path's name).
+  Result<Object<T>> CreateAt(std::string_view ns, std::string_view path_name, T obj,
+                             const WriteOptions& wo) {
+    if (!obj.metadata.resource_version.empty()) {
+      return BadRequestError("resourceVersion should not be set on objects to be created");
+    }
+    if (namespaced() && ctx_.check_namespace) {
+      SVC_RETURN_IF_ERROR(ctx_.check_namespace(ns));
+    }
+    obj.metadata.namespace_ = namespaced() ? std::string(ns) : "";
+    const bool generated = obj.metadata.name.empty() && !obj.metadata.rest->generate_name.empty();
+    api::validation::Default(obj);
+    if (admit_ && wo.user) {
+      SVC_RETURN_IF_ERROR(admit_({.operation = AdmissionOperation::kCreate,
+                                  .user = *wo.user,
+                                  .ns = obj.metadata.namespace_,
+                                  .name = obj.metadata.name,
+                                  .path_name = path_name,
+                                  .object = &obj}));
+    }
+    api::validation::PrepareObjectMetaForCreate(obj.metadata);
+    api::validation::PrepareForCreate(obj);
+    obj.metadata.rest->managed_fields.clear();
+    FinishGuard finish;
+    if (hooks_.begin_write) {
+      auto fn = hooks_.begin_write(obj, nullptr, wo.dry_run);
+      if (!fn.ok()) return fn.status();
+      finish.fn = std::move(*fn);
+    }
+    for (int attempt = 0;; ++attempt) {
+      if (generated) {
+        obj.metadata.name =
+            obj.metadata.rest->generate_name.substr(0, 58) + svcplane::RandomNameSuffix(5);
+      }
+      auto errs = api::validation::ValidateCreate(obj);
+      if (errs.empty()) errs = api::validation::ValidateCommonCreate(obj.metadata, namespaced());
+      if (!errs.empty()) {
+        return api::validation::ToInvalidStatus(QualifiedKind<T>(), obj.metadata.name, errs);
+      }
+      obj.metadata.uid = svcplane::NewUuid();
+      obj.metadata.creation_timestamp = api::meta::Time::FromUnix(ctx_.now_micros() / 1000000);
+      FillTypeMeta(obj);
+      if (wo.dry_run) return Unstored(std::move(obj));
+      std::string key = Key(ns, obj.metadata.name);
+      std::string name = obj.metadata.name;
+      bool written = false;
+      auto kv = StoreEncoded(
+          std::move(obj), &obj,
+          [&](std::shared_ptr<const std::string> bytes) {
+            return ctx_.store->Create(key, std::move(bytes));
+          },
+          &written);
+      finish.stored = written;
+      if (written) return kv;
+      if (kv.status().code() == Code::kAlreadyExists && generated && attempt < 3) continue;
+      return MapStoreError<T>(kv.status(), name);
+    }
+  }
+
   // A storage conflict on a write that did not pin a resourceVersion: read again and retry.
   static constexpr Code kRetry = Code::kAborted;
 
@@ -421,6 +453,16 @@ class Registry {
     n.metadata.rest->managed_fields.clear();
     n.metadata.resource_version = old.metadata.resource_version;
     api::validation::Default(n);
+    if (admit_ && wo.user) {
+      SVC_RETURN_IF_ERROR(admit_({.operation = AdmissionOperation::kUpdate,
+                                  .user = *wo.user,
+                                  .ns = old.metadata.namespace_,
+                                  .name = old.metadata.name,
+                                  .path_name = old.metadata.name,
+                                  .subresource = sub,
+                                  .object = &n,
+                                  .old = &old}));
+    }
     FinishGuard finish;
     finish.dry_run = wo.dry_run;
     api::validation::FieldErrorList errs = PrepareAndValidate(n, old, sub, finish);
@@ -649,6 +691,7 @@ class Registry {
 
   RegistryContext ctx_;
   WriteHooks<T> hooks_;
+  Admit admit_;
   ObjectMemo<T> memo_;
 };
 
