@@ -6,7 +6,6 @@
 
 #include "apiserver/authorization/escalation.h"
 #include "apiserver/authorization/forbidden.h"
-#include "apiserver/authorization/internal/go_quote.h"
 #include "apiserver/authorization/node_restriction.h"
 #include "apiserver/server/access_control.h"
 
@@ -22,7 +21,6 @@ using api::rbac::v1::ClusterRole;
 using api::rbac::v1::ClusterRoleBinding;
 using api::rbac::v1::Role;
 using api::rbac::v1::RoleBinding;
-using authorization::internal::GoQuote;
 using registry::AdmissionOperation;
 using registry::AdmissionRequest;
 
@@ -60,19 +58,6 @@ std::optional<std::string> NodeOf(const UserInfo& user) {
   return authorization::NodeNameOf(IdentityOf(user));
 }
 
-// admission.Operation's names, as upstream's messages print them.
-std::string_view OperationName(AdmissionOperation op) {
-  switch (op) {
-    case AdmissionOperation::kCreate:
-      return "CREATE";
-    case AdmissionOperation::kUpdate:
-      return "UPDATE";
-    case AdmissionOperation::kDelete:
-      return "DELETE";
-  }
-  return "";
-}
-
 authorization::AdmissionOperation LibraryOperation(AdmissionOperation op) {
   switch (op) {
     case AdmissionOperation::kCreate:
@@ -96,17 +81,12 @@ std::string AdmissionName(const AdmissionRequest<T>& a) {
   return "Unknown";
 }
 
-Status Forbidden(std::string_view group, std::string_view resource, std::string_view name,
-                 std::string_view why) {
-  return FromStatusObject(authorization::ForbiddenStatus(group, resource, name, why));
-}
-
 // Upstream's Admit refuses a user named exactly system:node: (in system:nodes).
 template <typename T>
 Status UnknownNode(const AdmissionRequest<T>& a, std::string_view group,
                    std::string_view resource) {
-  return Forbidden(group, resource, AdmissionName(a),
-                   "could not determine node from user " + GoQuote(a.user.username));
+  return FromStatusObject(
+      authorization::UnknownNodeStatus(a.user.username, group, resource, AdmissionName(a)));
 }
 
 // The request as upstream's RequestInfo describes it, for the `escalate` check.
@@ -142,36 +122,24 @@ Status AdmitPod(const AdmissionRequest<Pod>& a, const authorization::NodeGraph& 
   std::optional<std::string> node = NodeOf(a.user);
   if (!node) return Status::Ok();
   if (node->empty()) return UnknownNode(a, "", "pods");
-  const std::string n = GoQuote(*node);
-  switch (a.subresource) {
-    case registry::Subresource::kNone:
-      if (a.operation == AdmissionOperation::kCreate) {
-        if (a.object->metadata.name.empty()) {
-          // Named as upstream names an object whose name is not generated yet.
-          Pod named = *a.object;
-          named.metadata.name = AdmissionName(a);
-          return FromStatusObject(authorization::AdmitPodCreate(*node, named, graph));
-        }
-        return FromStatusObject(authorization::AdmitPodCreate(*node, *a.object, graph));
-      }
-      if (a.operation == AdmissionOperation::kDelete) {
-        return FromStatusObject(authorization::AdmitPodDelete(*node, a.ns, a.name, a.old));
-      }
-      return Forbidden("", "pods", a.name,
-                       "unexpected operation \"" + std::string(OperationName(a.operation)) +
-                           "\", node " + n + " can only create and delete mirror pods");
-    case registry::Subresource::kStatus:
-      if (a.operation == AdmissionOperation::kUpdate && a.old != nullptr) {
-        return FromStatusObject(authorization::AdmitPodStatusUpdate(*node, *a.old, *a.object));
-      }
-      return Forbidden("", "pods", a.name,
-                       "unexpected operation \"" + std::string(OperationName(a.operation)) + "\"");
-    case registry::Subresource::kFinalize:
-      break;
+  const bool status = a.subresource == registry::Subresource::kStatus;
+  const auto op = LibraryOperation(a.operation);
+  if (auto refused = authorization::AdmitPodOperation(*node, op, status, a.name)) {
+    return FromStatusObject(refused);
   }
-  return Forbidden("", "pods", a.name,
-                   "unexpected pod subresource \"finalize\", only 'status' and 'eviction' are "
-                   "allowed");
+  if (status) {
+    return FromStatusObject(authorization::AdmitPodStatusUpdate(*node, *a.old, *a.object));
+  }
+  if (a.operation == AdmissionOperation::kDelete) {
+    return FromStatusObject(authorization::AdmitPodDelete(*node, a.ns, a.name, a.old));
+  }
+  if (!a.object->metadata.name.empty()) {
+    return FromStatusObject(authorization::AdmitPodCreate(*node, *a.object, graph));
+  }
+  // Named as upstream names an object whose name is not generated yet.
+  Pod named = *a.object;
+  named.metadata.name = AdmissionName(a);
+  return FromStatusObject(authorization::AdmitPodCreate(*node, named, graph));
 }
 
 Status AdmitNode(const AdmissionRequest<Node>& a) {
