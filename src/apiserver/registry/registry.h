@@ -135,8 +135,63 @@ class Registry {
     return out;
   }
 
-  Result<Object<T>> Create(std::string_view ns, T obj, const WriteOptions& wo) {
-    return CreateAt(ns, "", std::move(obj), wo);
+  // `path_name`: the name in the request path, for a PUT that creates (create-on-update).
+  Result<Object<T>> Create(std::string_view ns, T obj, const WriteOptions& wo,
+                           std::string_view path_name = "") {
+    if (!obj.metadata.resource_version.empty()) {
+      return BadRequestError("resourceVersion should not be set on objects to be created");
+    }
+    if (namespaced() && ctx_.check_namespace) {
+      SVC_RETURN_IF_ERROR(ctx_.check_namespace(ns));
+    }
+    obj.metadata.namespace_ = namespaced() ? std::string(ns) : "";
+    const bool generated = obj.metadata.name.empty() && !obj.metadata.rest->generate_name.empty();
+    api::validation::Default(obj);
+    if (admit_ && wo.user) {
+      SVC_RETURN_IF_ERROR(admit_({.operation = AdmissionOperation::kCreate,
+                                  .user = *wo.user,
+                                  .ns = obj.metadata.namespace_,
+                                  .name = obj.metadata.name,
+                                  .path_name = path_name,
+                                  .object = &obj}));
+    }
+    api::validation::PrepareObjectMetaForCreate(obj.metadata);
+    api::validation::PrepareForCreate(obj);
+    obj.metadata.rest->managed_fields.clear();
+    FinishGuard finish;
+    if (hooks_.begin_write) {
+      auto fn = hooks_.begin_write(obj, nullptr, wo.dry_run);
+      if (!fn.ok()) return fn.status();
+      finish.fn = std::move(*fn);
+    }
+    for (int attempt = 0;; ++attempt) {
+      if (generated) {
+        obj.metadata.name =
+            obj.metadata.rest->generate_name.substr(0, 58) + svcplane::RandomNameSuffix(5);
+      }
+      auto errs = api::validation::ValidateCreate(obj);
+      if (errs.empty()) errs = api::validation::ValidateCommonCreate(obj.metadata, namespaced());
+      if (!errs.empty()) {
+        return api::validation::ToInvalidStatus(QualifiedKind<T>(), obj.metadata.name, errs);
+      }
+      obj.metadata.uid = svcplane::NewUuid();
+      obj.metadata.creation_timestamp = api::meta::Time::FromUnix(ctx_.now_micros() / 1000000);
+      FillTypeMeta(obj);
+      if (wo.dry_run) return Unstored(std::move(obj));
+      std::string key = Key(ns, obj.metadata.name);
+      std::string name = obj.metadata.name;
+      bool written = false;
+      auto kv = StoreEncoded(
+          std::move(obj), &obj,
+          [&](std::shared_ptr<const std::string> bytes) {
+            return ctx_.store->Create(key, std::move(bytes));
+          },
+          &written);
+      finish.stored = written;
+      if (written) return kv;
+      if (kv.status().code() == Code::kAlreadyExists && generated && attempt < 3) continue;
+      return MapStoreError<T>(kv.status(), name);
+    }
   }
 
   // PUT on the main resource or a subresource. Create-on-update where upstream allows it.
@@ -151,7 +206,7 @@ class Registry {
             sub == Subresource::kNone) {
           if (created) *created = true;
           obj.metadata.resource_version.clear();
-          return CreateAt(ns, name, std::move(obj), wo);
+          return Create(ns, std::move(obj), wo, name);
         }
         return MapStoreError<T>(cur.status(), name);
       }
@@ -319,65 +374,6 @@ class Registry {
   ObjectMemo<T>& memo() { return memo_; }
 
  private:
-  // Create, or the create of a create-on-update PUT (`path_name` is then the path's name).
-  Result<Object<T>> CreateAt(std::string_view ns, std::string_view path_name, T obj,
-                             const WriteOptions& wo) {
-    if (!obj.metadata.resource_version.empty()) {
-      return BadRequestError("resourceVersion should not be set on objects to be created");
-    }
-    if (namespaced() && ctx_.check_namespace) {
-      SVC_RETURN_IF_ERROR(ctx_.check_namespace(ns));
-    }
-    obj.metadata.namespace_ = namespaced() ? std::string(ns) : "";
-    const bool generated = obj.metadata.name.empty() && !obj.metadata.rest->generate_name.empty();
-    api::validation::Default(obj);
-    if (admit_ && wo.user) {
-      SVC_RETURN_IF_ERROR(admit_({.operation = AdmissionOperation::kCreate,
-                                  .user = *wo.user,
-                                  .ns = obj.metadata.namespace_,
-                                  .name = obj.metadata.name,
-                                  .path_name = path_name,
-                                  .object = &obj}));
-    }
-    api::validation::PrepareObjectMetaForCreate(obj.metadata);
-    api::validation::PrepareForCreate(obj);
-    obj.metadata.rest->managed_fields.clear();
-    FinishGuard finish;
-    if (hooks_.begin_write) {
-      auto fn = hooks_.begin_write(obj, nullptr, wo.dry_run);
-      if (!fn.ok()) return fn.status();
-      finish.fn = std::move(*fn);
-    }
-    for (int attempt = 0;; ++attempt) {
-      if (generated) {
-        obj.metadata.name =
-            obj.metadata.rest->generate_name.substr(0, 58) + svcplane::RandomNameSuffix(5);
-      }
-      auto errs = api::validation::ValidateCreate(obj);
-      if (errs.empty()) errs = api::validation::ValidateCommonCreate(obj.metadata, namespaced());
-      if (!errs.empty()) {
-        return api::validation::ToInvalidStatus(QualifiedKind<T>(), obj.metadata.name, errs);
-      }
-      obj.metadata.uid = svcplane::NewUuid();
-      obj.metadata.creation_timestamp = api::meta::Time::FromUnix(ctx_.now_micros() / 1000000);
-      FillTypeMeta(obj);
-      if (wo.dry_run) return Unstored(std::move(obj));
-      std::string key = Key(ns, obj.metadata.name);
-      std::string name = obj.metadata.name;
-      bool written = false;
-      auto kv = StoreEncoded(
-          std::move(obj), &obj,
-          [&](std::shared_ptr<const std::string> bytes) {
-            return ctx_.store->Create(key, std::move(bytes));
-          },
-          &written);
-      finish.stored = written;
-      if (written) return kv;
-      if (kv.status().code() == Code::kAlreadyExists && generated && attempt < 3) continue;
-      return MapStoreError<T>(kv.status(), name);
-    }
-  }
-
   // A storage conflict on a write that did not pin a resourceVersion: read again and retry.
   static constexpr Code kRetry = Code::kAborted;
 
