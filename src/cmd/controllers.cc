@@ -62,7 +62,7 @@ void AddControllerManagerFlags(CLI::App* c, ControllersFlags& f) {
   auto& o = f.options;
   c->add_option("--controllers", o.controllers,
                 "controllers to enable: '*' enables all on-by-default controllers, 'foo' "
-                "enables foo, '-foo' disables foo")
+                "enables foo, '-foo' disables foo, '' (alone) enables none")
       ->delimiter(',')
       ->capture_default_str();
   c->add_option("--leader-elect", o.leader_election.leader_elect,

@@ -15,10 +15,14 @@ struct InProcessControllers::Term {
   std::unique_ptr<manager::ControllerManager> manager;  // after informers: destroyed first
 };
 
-InProcessControllers::InProcessControllers(client::Clientset& loopback,
-                                           manager::ControllerManagerOptions options,
-                                           const manager::ControllerRegistry& registry)
-    : loopback_(loopback), options_(std::move(options)), registry_(registry) {}
+InProcessControllers::InProcessControllers(
+    client::Clientset& manager_client,
+    std::function<client::Clientset&(std::string_view controller)> client_for,
+    manager::ControllerManagerOptions options, const manager::ControllerRegistry& registry)
+    : loopback_(manager_client),
+      client_for_(std::move(client_for)),
+      options_(std::move(options)),
+      registry_(registry) {}
 
 InProcessControllers::~InProcessControllers() { Stop(); }
 
@@ -28,7 +32,8 @@ Result<std::shared_ptr<InProcessControllers::Term>> InProcessControllers::NewTer
   // so one unpaged list is the cheapest way to fill a cache.
   term->informers = client::informers::MakeInformerFactory(loopback_, {}, {.page_size = 0});
   auto cm = manager::ControllerManager::Create(
-      options_, registry_, {.client = loopback_, .informers = term->informers.get()});
+      options_, registry_,
+      {.client = loopback_, .client_for = client_for_, .informers = term->informers.get()});
   if (!cm.ok()) return cm.status();
   term->manager = std::move(*cm);
   return term;

@@ -20,7 +20,10 @@ namespace svcplane::cmd {
 
 class InProcessControllers {
  public:
-  InProcessControllers(client::Clientset& loopback,
+  // `manager_client` lists and watches for the shared informers, runs the election and posts
+  // Events; `client_for` gives each controller its own (both in-process, see serve.cc).
+  InProcessControllers(client::Clientset& manager_client,
+                       std::function<client::Clientset&(std::string_view controller)> client_for,
                        controllers::manager::ControllerManagerOptions options,
                        const controllers::manager::ControllerRegistry& registry);
   ~InProcessControllers();  // Stop()
@@ -40,6 +43,7 @@ class InProcessControllers {
   void Loop(std::shared_ptr<Term> first, std::stop_token stop);
 
   client::Clientset& loopback_;
+  const std::function<client::Clientset&(std::string_view controller)> client_for_;
   const controllers::manager::ControllerManagerOptions options_;
   const controllers::manager::ControllerRegistry& registry_;
   std::function<void(const Status&)> on_failure_;

@@ -94,15 +94,20 @@ Status StartClusterRoleAggregationController(manager::ControllerContext& ctx) {
 
 Status RegisterControllers(manager::ControllerRegistry& registry) {
   SVC_RETURN_IF_ERROR(manager::RegisterBuiltinControllers(registry));
-  // kube-controller-manager's names, with the short aliases its --controllers also accepts.
-  SVC_RETURN_IF_ERROR(
-      registry.Register({"endpoint-controller", StartEndpointsController, false, {"endpoint"}}));
+  // Named after the ServiceAccounts kube-controller-manager gives them (the in-process client
+  // of each acts as kube-system/<name>, see component_clients.h), with the names its
+  // --controllers accepts since 1.28 and the older short ones as aliases.
+  SVC_RETURN_IF_ERROR(registry.Register({"endpoint-controller",
+                                         StartEndpointsController,
+                                         false,
+                                         {"endpoints-controller", "endpoint"}}));
   SVC_RETURN_IF_ERROR(registry.Register(
       {"endpointslice-controller", StartEndpointSliceController, false, {"endpointslice"}}));
-  SVC_RETURN_IF_ERROR(registry.Register({"endpointslicemirroring-controller",
-                                         StartMirroringController,
-                                         false,
-                                         {"endpointslicemirroring"}}));
+  SVC_RETURN_IF_ERROR(
+      registry.Register({"endpointslicemirroring-controller",
+                         StartMirroringController,
+                         false,
+                         {"endpointslice-mirroring-controller", "endpointslicemirroring"}}));
   // On by default, as in kube-controller-manager: the bootstrap admin/edit/view roles are
   // empty until it runs.
   SVC_RETURN_IF_ERROR(

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "client/informers/informer_factory.h"
+#include "cmd/component_clients.h"
 #include "cmd/in_process_controllers.h"
 #include "cmd/malloc_tuning.h"
 #include "cmd/register_controllers.h"
@@ -296,10 +297,15 @@ int RunServe(ServeFlags& f) {
     std::cerr << "svcplane: " << server.status().message() << "\n";
     return 1;
   }
-  client::Clientset& loopback = (*server)->loopback();
+  ComponentClients components(**server);
 
-  // Controllers, in-process.
-  InProcessControllers controllers(loopback, f.controllers.options, registry);
+  // Controllers, in-process, each as its upstream identity.
+  InProcessControllers controllers(
+      components.ControllerManager(),
+      [&components](std::string_view name) -> client::Clientset& {
+        return components.Controller(name);
+      },
+      f.controllers.options, registry);
   Status controllers_result;
   if (Status st = controllers.Start([&controllers_result](const Status& failed) {
         // As kube-controller-manager exits when a controller cannot run, the process stops.
@@ -341,8 +347,16 @@ int RunServe(ServeFlags& f) {
     so.cluster_cidr = !f.simulate_cluster_cidr.empty() ? f.simulate_cluster_cidr
                       : f.simulate_nodes > 256         ? "10.0.0.0/8"
                                                        : "10.244.0.0/16";
-    sim_informers = LoopbackInformers(loopback);
-    simulator = std::make_unique<sim::Simulator>(loopback, *sim_informers, so);
+    // Its informers read as kube-controller-manager's do (its node lifecycle monitor is that
+    // controller); each part writes as its upstream identity.
+    sim_informers = LoopbackInformers(components.ControllerManager());
+    simulator = std::make_unique<sim::Simulator>(
+        components.ControllerManager(), *sim_informers, so, RealClock::Get(), nullptr,
+        sim::SimClients{.scheduler = &components.Scheduler(),
+                        .node_lifecycle = &components.Controller("node-controller"),
+                        .kubelet = [&components](const std::string& node) -> client::Clientset& {
+                          return components.Kubelet(node);
+                        }});
     sim_informers->Start();
     if (Status st = simulator->Start(); !st.ok()) {
       std::cerr << "svcplane: --simulate-nodes: " << st.message() << "\n";

@@ -11,8 +11,20 @@ using api::coordination::v1::Lease;
 NodeHeartbeats::NodeHeartbeats(client::ResourceClient<Lease>& leases,
                                client::ResourceClient<api::core::v1::Node>* nodes,
                                const SimOptions& opts, const Clock& clock, uint64_t seed)
-    : leases_(leases),
-      nodes_client_(nodes),
+    : clients_for_([&leases, nodes](const std::string&) {
+        return NodeClients{&leases, nodes};
+      }),
+      opts_(opts),
+      clock_(clock),
+      queue_(client::QueueConfig{"", nullptr, &clock}),
+      rng_(seed) {}
+
+NodeHeartbeats::NodeHeartbeats(std::function<client::Clientset&(const std::string& node)> kubelet,
+                               const SimOptions& opts, const Clock& clock, uint64_t seed)
+    : clients_for_([kubelet = std::move(kubelet)](const std::string& node) {
+        client::Clientset& cs = kubelet(node);
+        return NodeClients{&cs.Leases(), &cs.Nodes()};
+      }),
       opts_(opts),
       clock_(clock),
       queue_(client::QueueConfig{"", nullptr, &clock}),
@@ -30,11 +42,12 @@ void NodeHeartbeats::Add(const std::string& node, const std::string& zone) {
     o.lease_duration_seconds = opts_.lease_duration_seconds;
     o.renew_interval = opts_.heartbeat_interval;
     o.clock = &clock_;
-    if (nodes_client_ != nullptr) {
-      o.new_lease_post_process = client::heartbeat::SetNodeOwner(*nodes_client_, node);
+    const NodeClients clients = clients_for_(node);
+    if (clients.nodes != nullptr) {
+      o.new_lease_post_process = client::heartbeat::SetNodeOwner(*clients.nodes, node);
     }
-    nodes_.emplace(node,
-                   Entry{zone, std::make_unique<client::heartbeat::LeaseHeartbeat>(leases_, o)});
+    nodes_.emplace(
+        node, Entry{zone, std::make_unique<client::heartbeat::LeaseHeartbeat>(*clients.leases, o)});
   }
   queue_.Add(node);  // the create: now, not at the first renewal
 }

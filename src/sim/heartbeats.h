@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <random>
@@ -40,6 +41,9 @@ class NodeHeartbeats {
   NodeHeartbeats(client::ResourceClient<api::coordination::v1::Lease>& leases,
                  client::ResourceClient<api::core::v1::Node>* nodes, const SimOptions& opts,
                  const Clock& clock, uint64_t seed);
+  // Each node's Lease written with that node's own client (a kubelet's credential).
+  NodeHeartbeats(std::function<client::Clientset&(const std::string& node)> kubelet,
+                 const SimOptions& opts, const Clock& clock, uint64_t seed);
   ~NodeHeartbeats();
 
   // Registers a node. Its Lease is created at once, as a kubelet creates it right after
@@ -75,8 +79,11 @@ class NodeHeartbeats {
   // with jitter.
   Duration NextInterval(const std::string& node);
 
-  client::ResourceClient<api::coordination::v1::Lease>& leases_;
-  client::ResourceClient<api::core::v1::Node>* const nodes_client_;
+  struct NodeClients {
+    client::ResourceClient<api::coordination::v1::Lease>* leases;
+    client::ResourceClient<api::core::v1::Node>* nodes;  // may be null
+  };
+  const std::function<NodeClients(const std::string& node)> clients_for_;
   const SimOptions opts_;
   const Clock& clock_;
   client::DelayingQueue<std::string> queue_;

@@ -81,13 +81,19 @@ Status ClientBinder::Bind(const core::Pod& pod, const std::string& node_name) {
 }
 
 Simulator::Simulator(client::Clientset& cs, client::informers::InformerFactory& informers,
-                     SimOptions opts, const Clock& clock, std::unique_ptr<Binder> binder)
+                     SimOptions opts, const Clock& clock, std::unique_ptr<Binder> binder,
+                     SimClients clients)
     : cs_(cs),
+      node_lifecycle_(clients.node_lifecycle ? *clients.node_lifecycle : cs),
+      kubelet_(std::move(clients.kubelet)),
       informers_(informers),
       opts_(std::move(opts)),
       clock_(clock),
-      binder_(binder ? std::move(binder) : std::make_unique<ClientBinder>(cs)),
-      heartbeats_(cs.Leases(), &cs.Nodes(), opts_, clock, /*seed=*/0x5eed),
+      binder_(binder              ? std::move(binder)
+              : clients.scheduler ? std::make_unique<ClientBinder>(*clients.scheduler)
+                                  : std::make_unique<ClientBinder>(cs)),
+      heartbeats_([this](const std::string& node) -> client::Clientset& { return Kubelet(node); },
+                  opts_, clock, /*seed=*/0x5eed),
       queue_(client::QueueConfig{"", nullptr, &clock}) {
   RegisterHandlers();
 }
@@ -163,9 +169,14 @@ Status Simulator::Start() {
   if (started_.exchange(true)) return Status::Ok();
   core::Namespace ns;
   ns.metadata.name = kNodeLeaseNamespace;
-  if (auto created = cs_.Namespaces().Create(ns);
-      !created.ok() && !client::IsAlreadyExists(created.status())) {
-    return created.status();
+  // Created only when missing: the API server's bootstrap makes it, and a creator's
+  // permission is checked before the existence of what it creates.
+  if (auto got = cs_.Namespaces().Get("", ns.metadata.name); !got.ok()) {
+    if (!client::IsNotFound(got.status())) return got.status();
+    if (auto created = cs_.Namespaces().Create(ns);
+        !created.ok() && !client::IsAlreadyExists(created.status())) {
+      return created.status();
+    }
   }
   heartbeats_.Start();  // before the Nodes: each Lease is created as its Node registers
   if (Status st = RegisterNodes(); !st.ok()) return st;
@@ -185,10 +196,11 @@ Status Simulator::RegisterNodes() {
       auto node = MakeNode(opts_, i, clock_.WallNow());
       Status st = node.status();
       if (node.ok()) {
-        auto created = cs_.Nodes().Create(*node);
+        client::Clientset& kubelet = Kubelet(node->metadata.name);
+        auto created = kubelet.Nodes().Create(*node);
         st = created.status();
         if (client::IsAlreadyExists(st)) {
-          auto cur = cs_.Nodes().Get("", node->metadata.name);
+          auto cur = kubelet.Nodes().Get("", node->metadata.name);
           st = !cur.ok()                ? cur.status()
                : IsSimulatedNode(**cur) ? Status::Ok()
                                         : AlreadyExistsError("node \"" + node->metadata.name +
@@ -305,7 +317,7 @@ void Simulator::SyncPod(const std::string& key) {
     if (auto st = NotReadyStatus(*pod, clock_.WallNow())) {
       core::Pod copy = *pod;
       copy.status = std::move(*st);
-      auto res = cs_.Pods().UpdateStatus(copy);
+      auto res = node_lifecycle_.Pods().UpdateStatus(copy);
       if (res.ok()) {
         std::lock_guard<std::mutex> l(mu_);
         ++stats_.pods_marked_not_ready;
@@ -393,7 +405,7 @@ void Simulator::RunKubelet(const ObjectPtr<core::Pod>& pod, const core::Node& no
   if (!StatusDiffers(pod->status, want)) return;
   core::Pod copy = *pod;
   copy.status = std::move(want);
-  auto res = cs_.Pods().UpdateStatus(copy);
+  auto res = Kubelet(node.metadata.name).Pods().UpdateStatus(copy);
   if (res.ok()) {
     std::lock_guard<std::mutex> l(mu_);
     ++stats_.pod_status_writes;
@@ -416,7 +428,7 @@ void Simulator::Terminate(const ObjectPtr<core::Pod>& pod, const std::string& ke
     core::Pod copy = *pod;
     copy.status =
         RunningStatus(*pod, pod->status.rest->host_ip, pod->status.pod_ip, false, clock_.WallNow());
-    auto res = cs_.Pods().UpdateStatus(copy);
+    auto res = Kubelet(pod->spec.node_name).Pods().UpdateStatus(copy);
     if (res.ok()) {
       std::lock_guard<std::mutex> l(mu_);
       ++stats_.pod_status_writes;
@@ -431,7 +443,8 @@ void Simulator::Terminate(const ObjectPtr<core::Pod>& pod, const std::string& ke
   client::DeleteOptions del;
   del.grace_period_seconds = 0;
   del.precondition_uid = pod->metadata.uid;
-  Status st = cs_.Pods().Delete(pod->metadata.namespace_, pod->metadata.name, del);
+  Status st =
+      Kubelet(pod->spec.node_name).Pods().Delete(pod->metadata.namespace_, pod->metadata.name, del);
   if (st.ok()) {
     std::lock_guard<std::mutex> l(mu_);
     ++stats_.pods_deleted;
@@ -447,7 +460,7 @@ void Simulator::SyncNode(const std::string& name) {
   // The kubelet is back (or never left): it posts a healthy status again.
   core::Node copy = *node;
   SetHealthyConditions(copy, clock_.WallNow());
-  auto res = cs_.Nodes().UpdateStatus(copy);
+  auto res = Kubelet(name).Nodes().UpdateStatus(copy);
   if (!res.ok() && !client::IsConflict(res.status()) && !client::IsNotFound(res.status())) {
     CountError(res.status());
     queue_.AddAfter(kNodePrefix + name, kRetryDelay);
@@ -476,7 +489,7 @@ void Simulator::MonitorNodes() {
     if (auto status = UnknownStatus(*node, now)) {
       core::Node copy = *node;
       copy.status = std::move(*status);
-      auto res = cs_.Nodes().UpdateStatus(copy);
+      auto res = node_lifecycle_.Nodes().UpdateStatus(copy);
       if (res.ok()) {
         std::lock_guard<std::mutex> l(mu_);
         ++stats_.nodes_marked_unknown;

@@ -91,10 +91,23 @@ inline constexpr char kHeartbeatsAnnotation[] = "sim.svcplane.io/heartbeats";
 // Index of Pods by spec.nodeName added to the Pod informer.
 inline constexpr char kPodNodeIndex[] = "sim.svcplane.io/node";
 
+// Whom each part of the simulator acts as (in-process: the upstream identities, see
+// cmd/component_clients.h). Unset: the Simulator's one client, as `svcplane simulate
+// --kubeconfig` runs with one credential like kwok.
+struct SimClients {
+  client::Clientset* scheduler = nullptr;       // binds Pods (system:kube-scheduler)
+  client::Clientset* node_lifecycle = nullptr;  // marks silent nodes and their Pods
+  // A node's kubelet: registers the Node, renews its Lease, writes its Pods' status, deletes
+  // them once terminated (system:node:<name>).
+  std::function<client::Clientset&(const std::string& node)> kubelet;
+};
+
 class Simulator {
  public:
+  // `cs` reads (the informers are the caller's) and, unless `clients` says otherwise, writes.
   Simulator(client::Clientset& cs, client::informers::InformerFactory& informers, SimOptions opts,
-            const Clock& clock = RealClock::Get(), std::unique_ptr<Binder> binder = nullptr);
+            const Clock& clock = RealClock::Get(), std::unique_ptr<Binder> binder = nullptr,
+            SimClients clients = {});
   ~Simulator();
   Simulator(const Simulator&) = delete;
   Simulator& operator=(const Simulator&) = delete;
@@ -136,7 +149,11 @@ class Simulator {
   std::vector<client::ObjectPtr<Node>> NodeSnapshot();
   void CountError(const Status& st);
 
+  client::Clientset& Kubelet(const std::string& node) { return kubelet_ ? kubelet_(node) : cs_; }
+
   client::Clientset& cs_;
+  client::Clientset& node_lifecycle_;
+  const std::function<client::Clientset&(const std::string& node)> kubelet_;
   client::informers::InformerFactory& informers_;
   const SimOptions opts_;
   const Clock& clock_;

@@ -122,16 +122,19 @@ class MetadataPolicy(unittest.TestCase):
                                    "requestURI", "verb", "user", "sourceIPs", "userAgent",
                                    "objectRef", "responseStatus", "requestReceivedTimestamp",
                                    "stageTimestamp", "annotations"])
-        # system:masters is allowed by the privileged-group authorizer, whose reason is "".
-        self.assertEqual(e["annotations"], {"authorization.k8s.io/decision": "allow",
-                                            "authorization.k8s.io/reason": ""})
+        # The admin holds cluster-admin through the revocable svcplane:cluster-admins binding.
+        self.assertEqual(e["annotations"], {
+            "authorization.k8s.io/decision": "allow",
+            "authorization.k8s.io/reason":
+                'RBAC: allowed by ClusterRoleBinding "svcplane:cluster-admins" of ClusterRole '
+                '"cluster-admin" to Group "svcplane:cluster-admins"'})
         self.assertEqual(e["kind"], "Event")
         self.assertEqual(e["apiVersion"], "audit.k8s.io/v1")
         self.assertEqual(e["level"], "Metadata")
         self.assertEqual(e["stage"], "ResponseComplete")
         self.assertEqual(e["verb"], "list")
-        self.assertEqual(e["user"]["username"], "admin")
-        self.assertIn("system:masters", e["user"]["groups"])
+        self.assertEqual(e["user"]["username"], "kubernetes-admin")
+        self.assertIn("svcplane:cluster-admins", e["user"]["groups"])
         self.assertEqual(e["sourceIPs"], ["127.0.0.1"])
         self.assertTrue(e["userAgent"].startswith("kubectl.1.33/v1.33") or
                         e["userAgent"].startswith("kubectl/v1.33"), e["userAgent"])
@@ -164,7 +167,7 @@ class MetadataPolicy(unittest.TestCase):
                                                "Audit-ID": "imp-1"})
         self.assertEqual(status, 403)
         e = self.s.wait_events(lambda e: e["auditID"] == "imp-1")[0]
-        self.assertEqual(e["user"]["username"], "admin")
+        self.assertEqual(e["user"]["username"], "kubernetes-admin")
         self.assertEqual(e["impersonatedUser"]["username"], "bob")
         self.assertEqual(e["annotations"]["authorization.k8s.io/decision"], "forbid")
 

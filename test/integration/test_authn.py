@@ -373,9 +373,9 @@ class AuthnTest(unittest.TestCase):
 
     def test_admin_credentials_keep_working(self):
         doc = self.srv.kubectl_json("1.33", "auth", "whoami")
-        self.assertEqual(doc["status"]["userInfo"]["username"], "admin")
+        self.assertEqual(doc["status"]["userInfo"]["username"], "kubernetes-admin")
         self.assertEqual(doc["status"]["userInfo"]["groups"],
-                         ["system:masters", "system:authenticated"])
+                         ["svcplane:cluster-admins", "system:authenticated"])
         ui, _ = self.whoami({"Authorization": "Bearer admintok"})
         self.assertEqual(ui, {"username": "admin", "uid": "u-admin",
                               "groups": ["system:masters", "system:authenticated"]})

@@ -4,7 +4,7 @@ kubectl 1.27 (JSON) and 1.33 (protobuf) and raw HTTPS for exact bodies (spec aut
 §3, §4, §7 items 1, 2, 11-18, 24-31).
 
 Identities come from a token file (tokens.csv of spec §7) and the admin kubeconfig
-(system:masters). RBAC objects are written by the admin with kubectl; the authorizer reads them
+(cluster-admin through the svcplane:cluster-admins binding). RBAC objects are written by the admin with kubectl; the authorizer reads them
 from the server's watch, so the first request after a new binding retries for a moment (as
 against kube-apiserver, whose RBAC informer also lags its writes).
 """

@@ -332,6 +332,17 @@ class ControllersTest(unittest.TestCase):
         self.assertEqual(cn, "kcm-test")
         self.assertEqual(c.stop(), 0)
 
+    def test_kube_controller_manager_names_since_1_28_are_accepted(self):
+        c = self.start("--leader-elect=false", "--controllers",
+                       "endpoints-controller,endpointslice-mirroring-controller")
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and "all controllers started" not in c.log():
+            time.sleep(0.1)
+        self.assertIn("starting endpoint-controller", c.log())
+        self.assertIn("starting endpointslicemirroring-controller", c.log())
+        self.assertNotIn("starting endpointslice-controller", c.log())
+        self.assertEqual(c.stop(), 0)
+
     def test_bad_flags_are_refused(self):
         for args, text in [
             (["--tls-cert-file", self.srv.kubeconfig],

@@ -11,7 +11,7 @@ on each, and every object of the snapshot must be there with the same content: w
 resourceVersion on the embedded store, in the same order on etcd. New Services get no address
 or port already in use. A server on etcd is saved too. Restoring into a store that has data is
 refused, and so is a damaged file; the endpoint answers 403 to anonymous requests and to
-anyone but system:masters.
+anyone RBAC does not grant `get` on the path (cluster-admin has it).
 """
 
 import hashlib
@@ -434,7 +434,7 @@ class SnapshotTest(unittest.TestCase):
         self.assertEqual(p.returncode, 2)
         self.assertIn("exactly one target", p.stderr)
 
-    def test_endpoint_is_for_system_masters_only(self):
+    def test_endpoint_is_refused_to_anonymous_and_to_users_without_the_grant(self):
         conn = https_connection(self.src)
         conn.request("GET", SNAPSHOT_PATH)
         resp = conn.getresponse()

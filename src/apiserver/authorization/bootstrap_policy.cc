@@ -160,6 +160,12 @@ std::vector<ClusterRole> ApiServerRoles() {
             R({"create"}, {"authentication.k8s.io"}, {"tokenreviews"}),
             R({"create"}, {"authorization.k8s.io"}, {"subjectaccessreviews"}),
             R({"list", "watch"}, {"*"}, {"*"}), R({"create"}, {""}, {"serviceaccounts/token"})}));
+  // Not upstream: svcplane's controller manager elects its leader on its own Lease
+  // (--leader-elect-resource-name, default svcplane-controller-manager), which
+  // system:kube-controller-manager's rules (lease "kube-controller-manager" only) do not cover.
+  roles.push_back(Role("system:svcplane:leader-locking-controller-manager",
+                       {R({"get", "update"}, {"coordination.k8s.io"}, {"leases"},
+                          {"svcplane-controller-manager"})}));
   roles.push_back(Role("system:kube-dns", {R({"list", "watch"}, {""}, {"endpoints", "services"})}));
   roles.push_back(
       Role("system:kube-scheduler",
@@ -317,6 +323,8 @@ const std::vector<ClusterRoleBinding>& BootstrapClusterRoleBindings() {
                 {Group("system:authenticated"), Group("system:unauthenticated")}),
         Binding("system:service-account-issuer-discovery", {Group("system:serviceaccounts")}),
         Binding("system:volume-scheduler", {User("system:kube-scheduler")}),
+        Binding("system:svcplane:leader-locking-controller-manager",
+                {User("system:kube-controller-manager")}),
     };
     for (const ClusterRole& r : ControllerRoles()) {
       const std::string& name = r.metadata.name;

@@ -65,11 +65,15 @@ Authenticator BearerTokenAuthenticator(BearerTokens tokens) {
     // the admin token's length is no secret (a fixed-size random string). Hashing here would
     // cost ~2.5% of an I/O thread's CPU per request (OpenSSL 3 fetches the digest under a
     // lock on every one-shot SHA256 call).
-    if (!t.fast_token.empty() && presented.size() == t.fast_token.size() &&
-        CRYPTO_memcmp(presented.data(), t.fast_token.data(), presented.size()) == 0) {
-      AuthResult r = AuthResult::Authenticated(t.fast_identity);
-      r.consumed_authorization = true;
-      return r;
+    for (const auto& [token, identity] :
+         {std::pair<const std::string&, const Identity&>{t.fast_token, t.fast_identity},
+          {t.break_glass_token, t.break_glass_identity}}) {
+      if (!token.empty() && presented.size() == token.size() &&
+          CRYPTO_memcmp(presented.data(), token.data(), presented.size()) == 0) {
+        AuthResult r = AuthResult::Authenticated(identity);
+        r.consumed_authorization = true;
+        return r;
+      }
     }
     if (t.tokens) {
       if (const Identity* id = t.tokens->Lookup(presented)) {
@@ -167,7 +171,15 @@ Authenticator WithAnonymous(Authenticator inner) {
 }
 
 Identity AdminIdentity() {
-  return Identity{"admin", {"system:masters", std::string(kAuthenticatedGroup)}, "", {}};
+  return Identity{"kubernetes-admin",
+                  {std::string(kClusterAdminsGroup), std::string(kAuthenticatedGroup)},
+                  "",
+                  {}};
+}
+
+Identity SuperAdminIdentity() {
+  return Identity{
+      "kubernetes-super-admin", {"system:masters", std::string(kAuthenticatedGroup)}, "", {}};
 }
 
 }  // namespace svcplane::apiserver::http

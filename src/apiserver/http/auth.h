@@ -35,14 +35,17 @@ struct BearerHeader {
 BearerHeader ParseBearerHeader(std::string_view authorization);
 
 // Bearer tokens: `fast_token` (the admin token, compared in constant time without hashing: it
-// is checked on nearly every request of the built-in clients) maps to `fast_identity`; any
-// other token is looked up in `tokens` (may be null). A token nobody knows is kFailed ("invalid
+// is checked on nearly every request of the built-in clients) maps to `fast_identity`, the
+// break-glass token (compared the same way) to `break_glass_identity`; any other token is
+// looked up in `tokens` (may be null). A token nobody knows is kFailed ("invalid
 // bearer token"); no Authorization header, another scheme or an empty token are kNoOpinion.
 // Identities are returned as configured: WithAuthenticatedGroup adds system:authenticated.
 struct BearerTokens {
   std::string fast_token;  // empty: none
   Identity fast_identity;
   std::shared_ptr<const TokenFile> tokens;
+  std::string break_glass_token;  // empty: none
+  Identity break_glass_identity;
 };
 Authenticator BearerTokenAuthenticator(BearerTokens tokens);
 // One token (tests and benchmarks).
@@ -70,8 +73,14 @@ void AddAuthenticatedGroup(Identity* id);
 Authenticator WithAnonymous(Authenticator inner);
 Identity AnonymousIdentity();
 
-// The admin identity the admin token and admin certificate map to (system:authenticated
-// included, as the chain would add it).
+// The identity the admin token and admin certificate of DATA_DIR/kubeconfig map to
+// (system:authenticated included, as the chain would add it): kubernetes-admin in group
+// svcplane:cluster-admins, which holds cluster-admin only through a ClusterRoleBinding of that
+// name, so deleting the binding revokes it (as kubeadm's kubeadm:cluster-admins).
 Identity AdminIdentity();
+inline constexpr std::string_view kClusterAdminsGroup = "svcplane:cluster-admins";
+// The break-glass identity of DATA_DIR/super-admin.kubeconfig: kubernetes-super-admin in
+// system:masters, which no binding can take away (kubeadm's super-admin.conf).
+Identity SuperAdminIdentity();
 
 }  // namespace svcplane::apiserver::http

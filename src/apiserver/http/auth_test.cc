@@ -63,7 +63,7 @@ TEST(AuthTest, SingleBearerTokenMustMatchExactly) {
   auto auth = BearerTokenAuthenticator("s3cret", AdminIdentity());
   AuthResult ok = auth(WithAuth("Bearer s3cret"));
   ASSERT_TRUE(ok.authenticated());
-  EXPECT_EQ(ok.identity.user, "admin");
+  EXPECT_EQ(ok.identity.user, "kubernetes-admin");
   EXPECT_TRUE(ok.consumed_authorization);
   EXPECT_TRUE(auth(WithAuth("bearer s3cret ")).authenticated());
   EXPECT_EQ(auth(WithAuth("Bearer s3cre")).outcome, Outcome::kFailed);
@@ -85,9 +85,29 @@ TEST(AuthChainTest, TokenFileUsersGetSystemAuthenticated) {
   ASSERT_TRUE(r.authenticated());
   EXPECT_EQ(r.identity, (Identity{"jane", {"dev", "system:authenticated"}, "u-jane", {}}));
   EXPECT_TRUE(r.consumed_authorization);
-  // Admin stays system:masters, system:authenticated only once.
+  // The admin is in the group its revocable binding names, system:authenticated only once.
   AuthResult admin = Chain(true)(WithAuth("Bearer s3cret"));
-  EXPECT_EQ(admin.identity.groups, (Strings{"system:masters", "system:authenticated"}));
+  EXPECT_EQ(admin.identity.user, "kubernetes-admin");
+  EXPECT_EQ(admin.identity.groups, (Strings{"svcplane:cluster-admins", "system:authenticated"}));
+}
+
+TEST(AuthTest, BreakGlassTokenIsSystemMastersAndMustMatchExactly) {
+  auto auth = BearerTokenAuthenticator(BearerTokens{.fast_token = "s3cret",
+                                                    .fast_identity = AdminIdentity(),
+                                                    .tokens = nullptr,
+                                                    .break_glass_token = "glass",
+                                                    .break_glass_identity = SuperAdminIdentity()});
+  AuthResult r = auth(WithAuth("Bearer glass"));
+  ASSERT_TRUE(r.authenticated());
+  EXPECT_EQ(r.identity.user, "kubernetes-super-admin");
+  EXPECT_EQ(r.identity.groups, (Strings{"system:masters", "system:authenticated"}));
+  EXPECT_TRUE(r.consumed_authorization);
+  EXPECT_EQ(auth(WithAuth("Bearer glas")).outcome, Outcome::kFailed);
+  EXPECT_EQ(auth(WithAuth("Bearer s3cret")).identity.user, "kubernetes-admin");
+  // Without one configured, nothing opens it.
+  auto none = BearerTokenAuthenticator(BearerTokens{.fast_token = "s3cret"});
+  EXPECT_EQ(none(WithAuth("Bearer ")).outcome, Outcome::kNoOpinion);
+  EXPECT_EQ(none(WithAuth("Bearer x")).outcome, Outcome::kFailed);
 }
 
 TEST(AuthChainTest, UnknownBearerTokenIs401EvenWithAnonymous) {

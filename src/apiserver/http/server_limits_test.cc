@@ -79,7 +79,7 @@ class ServerLimitsTest : public ::testing::Test {
     opts.key_pem = pki_.serving_key_pem;
     opts.client_ca_pem = pki_.ca_cert_pem;
     opts.authenticator =
-        Union({BearerTokenAuthenticator(pki_.admin_token, AdminIdentity()),
+        Union({BearerTokenAuthenticator(pki_.admin_token, SuperAdminIdentity()),
                BearerTokenAuthenticator(kJaneToken, Identity{"jane", {"system:authenticated"}})});
     auto s = Server::Start(std::move(opts), [this](const Request& r) { return Handle(r); });
     ASSERT_TRUE(s.ok()) << s.status().ToString();
@@ -234,7 +234,7 @@ TEST_F(ServerLimitsTest, SingleHeaderFieldTooLongToHoldGets431AndTheServerLives)
   EXPECT_TRUE(out.ends_with("\n431")) << out;
   auto after = Connect()->Get("/hello");
   ASSERT_TRUE(after.ok()) << after.status().ToString();
-  EXPECT_EQ(after->body, "hello admin");
+  EXPECT_EQ(after->body, "hello kubernetes-super-admin");
 }
 
 TEST_F(ServerLimitsTest, FirstRequestHeadMustArriveWithinTheReadHeaderTimeout) {
@@ -350,7 +350,7 @@ TEST_F(ServerLimitsTest, SuspendedFiberOverTheRequestTimeoutGets504) {
   resume();  // the fiber finishes; its reply is dropped
   auto after = Connect()->Get("/hello");
   ASSERT_TRUE(after.ok());
-  EXPECT_EQ(after->body, "hello admin");
+  EXPECT_EQ(after->body, "hello kubernetes-super-admin");
 }
 
 TEST_F(ServerLimitsTest, OverTheInFlightLimitGets429ButSystemMastersPass) {

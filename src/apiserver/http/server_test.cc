@@ -678,7 +678,7 @@ TEST_F(ServerTest, RequestCarriesDecodedPathQueryAndHeaders) {
   ASSERT_EQ(seen.query.size(), 4u);
   EXPECT_EQ(seen.query[3], (std::pair<std::string, std::string>{"x", "2"}));
   EXPECT_EQ(seen.Header("x-custom"), "v");
-  EXPECT_EQ(seen.identity.user, "admin");
+  EXPECT_EQ(seen.identity.user, "kubernetes-admin");
   EXPECT_EQ(seen.remote_address.rfind("127.0.0.1:", 0), 0u);
 }
 

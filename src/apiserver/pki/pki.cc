@@ -41,7 +41,7 @@ std::string CanonicalIp(const std::string& s) {
 }
 
 struct Paths {
-  std::string dir, ca_crt, ca_key, srv_crt, srv_key, token, admin_crt, admin_key;
+  std::string dir, ca_crt, ca_key, srv_crt, srv_key, token, super_admin_token, admin_crt, admin_key;
   explicit Paths(const std::string& data_dir)
       : dir(data_dir + "/pki"),
         ca_crt(dir + "/ca.crt"),
@@ -49,6 +49,7 @@ struct Paths {
         srv_crt(dir + "/apiserver.crt"),
         srv_key(dir + "/apiserver.key"),
         token(dir + "/admin.token"),
+        super_admin_token(dir + "/super-admin.token"),
         admin_crt(dir + "/admin.crt"),
         admin_key(dir + "/admin.key") {}
 };
@@ -218,11 +219,16 @@ Result<Pki> LoadOrCreatePki(const PkiOptions& options) {
   auto token = LoadOrCreateToken(p.token);
   if (!token.ok()) return token.status();
   out.admin_token = *token;
+  // This server's own: not in the cluster secrets, so a break-glass token opens one server
+  // (whose files the holder can read) and never travels through the shared store.
+  auto super_admin = LoadOrCreateToken(p.super_admin_token);
+  if (!super_admin.ok()) return super_admin.status();
+  out.super_admin_token = *super_admin;
 
   if (options.admin_client_cert) {
     CertTemplate admin{.kind = CertKind::kClient,
-                       .common_name = "admin",
-                       .organizations = {"system:masters"},
+                       .common_name = "kubernetes-admin",
+                       .organizations = {"svcplane:cluster-admins"},
                        .valid_days = kLeafDays};
     auto kp = LoadOrIssueLeaf(p.admin_crt, p.admin_key, *ca, admin, {});
     if (!kp.ok()) return kp.status();

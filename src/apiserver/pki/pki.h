@@ -10,13 +10,14 @@ namespace svcplane::apiserver::pki {
 
 struct PkiOptions {
   // The data dir. Files live in `dir`/pki/: ca.crt, ca.key, apiserver.crt, apiserver.key,
-  // admin.token and (optionally) admin.crt, admin.key. Keys and the token are mode 0600.
+  // admin.token, super-admin.token and (optionally) admin.crt, admin.key. Keys and the token are
+  // mode 0600.
   std::string dir;
   // The host of --listen; it goes into the serving certificate as an IP or DNS SAN.
   std::string listen_host = "127.0.0.1";
   // More SANs for the serving certificate; IP literals become IP SANs, the rest DNS SANs.
   std::vector<std::string> extra_sans;
-  // Also issue an admin client certificate (CN=admin, O=system:masters).
+  // Also issue an admin client certificate (CN=kubernetes-admin, O=svcplane:cluster-admins).
   bool admin_client_cert = true;
   // A server joining a cluster (etcd, --token): the CA and admin token every server shares.
   // They are written into the folder when it has none; a folder holding another CA is an
@@ -30,7 +31,9 @@ struct Pki {
   std::string ca_key_pem;
   std::string serving_cert_pem;
   std::string serving_key_pem;
-  std::string admin_token;     // 64 hex characters (32 random bytes)
+  std::string admin_token;  // 64 hex characters (32 random bytes)
+  // The break-glass token (system:masters) of DIR/super-admin.kubeconfig; per server.
+  std::string super_admin_token;
   std::string admin_cert_pem;  // empty unless PkiOptions::admin_client_cert
   std::string admin_key_pem;
   bool created_ca = false;  // true when this call created a new CA

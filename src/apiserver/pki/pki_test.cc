@@ -44,6 +44,8 @@ TEST_F(PkiTest, FirstStartCreatesEverythingThatVerifies) {
   EXPECT_TRUE(pki->created_ca);
   EXPECT_EQ(pki->admin_token.size(), 64u);
   EXPECT_EQ(pki->admin_token.find_first_not_of("0123456789abcdef"), std::string::npos);
+  EXPECT_EQ(pki->super_admin_token.size(), 64u);
+  EXPECT_NE(pki->super_admin_token, pki->admin_token);
 
   auto ca = ParseCertificate(pki->ca_cert_pem);
   ASSERT_TRUE(ca.ok());
@@ -64,13 +66,14 @@ TEST_F(PkiTest, FirstStartCreatesEverythingThatVerifies) {
   ASSERT_TRUE(VerifyCertificate(pki->admin_cert_pem, pki->ca_cert_pem).ok());
   auto admin = ParseCertificate(pki->admin_cert_pem);
   ASSERT_TRUE(admin.ok());
-  EXPECT_EQ(admin->common_name, "admin");
-  EXPECT_EQ(admin->organizations, std::vector<std::string>{"system:masters"});
+  EXPECT_EQ(admin->common_name, "kubernetes-admin");
+  EXPECT_EQ(admin->organizations, std::vector<std::string>{"svcplane:cluster-admins"});
 }
 
 TEST_F(PkiTest, SecretsAreOwnerOnly) {
   ASSERT_TRUE(LoadOrCreatePki(Options()).ok());
-  for (const char* f : {"ca.key", "apiserver.key", "admin.key", "admin.token"}) {
+  for (const char* f :
+       {"ca.key", "apiserver.key", "admin.key", "admin.token", "super-admin.token"}) {
     struct stat sb;
     ASSERT_EQ(::stat((dir_ / "pki" / f).c_str(), &sb), 0) << f;
     EXPECT_EQ(sb.st_mode & 0777, 0600u) << f;
@@ -87,6 +90,7 @@ TEST_F(PkiTest, SecondStartLoadsTheSameMaterial) {
   EXPECT_EQ(second->ca_key_pem, first->ca_key_pem);
   EXPECT_EQ(second->serving_cert_pem, first->serving_cert_pem);
   EXPECT_EQ(second->admin_token, first->admin_token);
+  EXPECT_EQ(second->super_admin_token, first->super_admin_token);
   EXPECT_EQ(second->admin_cert_pem, first->admin_cert_pem);
 }
 

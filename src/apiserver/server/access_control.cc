@@ -6,6 +6,7 @@
 #include <string>
 #include <thread>
 
+#include "apiserver/audit/context.h"
 #include "apiserver/authorization/bootstrap_policy.h"
 #include "apiserver/authorization/forbidden.h"
 #include "apiserver/authorization/impersonation.h"
@@ -109,6 +110,15 @@ struct AccessControl::Impl {
   std::unique_ptr<RegistryFeed<RoleBinding>> role_bindings;
   std::unique_ptr<RegistryFeed<ClusterRoleBinding>> cluster_role_bindings;
 };
+
+void AnnotateAudit(const http::Request& request, const AccessDecision& decided) {
+  if (decided.impersonated) audit::SetImpersonatedUser(request, *decided.impersonated);
+  if (decided.authorizer_error) {
+    audit::AddAnnotation(request, audit::kReasonAnnotation, "internal error");
+  } else if (decided.authorized) {
+    audit::SetAuthorizationDecision(request, decided.allowed, decided.reason);
+  }
+}
 
 AccessControl::AccessControl(AccessControlRegistries registries)
     : impl_(std::make_unique<Impl>(registries)) {}
@@ -223,6 +233,41 @@ Status AccessControl::ReconcileBootstrapPolicy() {
     }
   }
   return Status::Ok();
+}
+
+Status AccessControl::BindClusterAdminsOnce(const std::string& group) {
+  auto& roles = *impl_->registries.cluster_roles;
+  auto& bindings = *impl_->registries.cluster_role_bindings;
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    auto admin_role = roles.Get("", "cluster-admin");  // reconciled just before
+    if (!admin_role.ok()) return admin_role.status();
+    if (admin_role->obj->metadata.annotations.contains(kClusterAdminsBoundAnnotation)) {
+      return Status::Ok();  // done once already; a missing binding was revoked on purpose
+    }
+    ClusterRoleBinding binding;
+    binding.metadata.name = group;
+    binding.role_ref = {
+        .api_group = "rbac.authorization.k8s.io", .kind = "ClusterRole", .name = "cluster-admin"};
+    binding.subjects.push_back(
+        {.kind = "Group", .api_group = "rbac.authorization.k8s.io", .name = group});
+    auto created = bindings.Create("", std::move(binding), {});
+    if (!created.ok() && created.status().code() != Code::kAlreadyExists) {
+      return Status(created.status().code(),
+                    "creating ClusterRoleBinding " + group + ": " + created.status().message());
+    }
+    // The mark after the binding: a crash in between creates it again (AlreadyExists).
+    ClusterRole marked = *admin_role->obj;
+    marked.metadata.annotations[std::string(kClusterAdminsBoundAnnotation)] = group;
+    auto updated =
+        roles.Update("", "cluster-admin", registry::Subresource::kNone, std::move(marked), {});
+    if (updated.ok()) {
+      spdlog::info("bound group {} to ClusterRole cluster-admin (DATA_DIR/kubeconfig's user)",
+                   group);
+      return Status::Ok();
+    }
+    if (updated.status().code() != Code::kConflict) return updated.status();
+  }
+  return ConflictError("ClusterRole cluster-admin kept changing while being marked");
 }
 
 AccessDecision AccessControl::Check(const http::Request& request) const {

@@ -44,6 +44,13 @@ struct AccessDecision {
   std::string reason;
 };
 
+inline constexpr std::string_view kClusterAdminsBoundAnnotation =
+    "svcplane.io/cluster-admins-bound";
+
+// Writes what the filter decided into the request's audit context (impersonated user, the
+// authorization decision and reason, or the authorizer's failure).
+void AnnotateAudit(const http::Request& request, const AccessDecision& decided);
+
 class AccessControl {
  public:
   explicit AccessControl(AccessControlRegistries registries);
@@ -58,6 +65,13 @@ class AccessControl {
   // The rbac/bootstrap-roles post-start hook (spec §4.3): creates missing bootstrap ClusterRoles
   // and ClusterRoleBindings and adds what is missing from ones not annotated autoupdate=false.
   Status ReconcileBootstrapPolicy();
+
+  // The revocable admin (issue 22, as kubeadm's kubeadm:cluster-admins): the first time a
+  // cluster starts, binds `group` (the admin kubeconfig's) to cluster-admin through a
+  // ClusterRoleBinding named after it, and marks ClusterRole cluster-admin with
+  // kClusterAdminsBoundAnnotation so that a later start never creates it again: deleting the
+  // binding revokes the admin credential for good (break glass: system:masters).
+  Status BindClusterAdminsOnce(const std::string& group);
 
   // Impersonation then authorization of a request the authenticator accepted.
   AccessDecision Check(const http::Request& request) const;

@@ -123,7 +123,7 @@ class ApiServerImpl {
   // A request that passed authentication (and, when on, authorization).
   http::Reply Route(const http::Request& req) {
     if (req.path == "/metrics") return MetricsReply(req, metrics);
-    if (req.path == kSnapshotPath) return SnapshotReply(req, *store);
+    if (req.path == kSnapshotPath) return SnapshotReply(req, *store, access != nullptr);
     http::Reply reply = router->Handle(req);
     if (req.method == "DELETE") housekeeping->Kick();
     return reply;
@@ -133,12 +133,7 @@ class ApiServerImpl {
   http::Reply Handle(const http::Request& req) {
     if (!access) return Route(req);
     AccessDecision decided = access->Check(req);
-    if (decided.impersonated) audit::SetImpersonatedUser(req, *decided.impersonated);
-    if (decided.authorizer_error) {
-      audit::AddAnnotation(req, audit::kReasonAnnotation, "internal error");
-    } else if (decided.authorized) {
-      audit::SetAuthorizationDecision(req, decided.allowed, decided.reason);
-    }
+    AnnotateAudit(req, decided);
     if (decided.response) return std::move(*decided.response);
     if (!decided.impersonated) return Route(req);
     // The rare impersonated request continues as a copy carrying the impersonated identity,
@@ -345,7 +340,7 @@ class ApiServerImpl {
 namespace {
 
 // The authenticator chain of spec authn §2.1, built once the admin token is known.
-using AuthenticatorFactory = std::function<http::Authenticator(const std::string& admin_token)>;
+using AuthenticatorFactory = std::function<http::Authenticator(const pki::Pki& pki)>;
 
 Result<AuthenticatorFactory> MakeAuthenticator(const ApiServerOptions& options) {
   std::shared_ptr<const http::TokenFile> tokens;
@@ -357,10 +352,14 @@ Result<AuthenticatorFactory> MakeAuthenticator(const ApiServerOptions& options) 
     tokens = std::make_shared<const http::TokenFile>(std::move(*file));
   }
   const bool anonymous = options.anonymous_auth;
-  return AuthenticatorFactory([tokens, anonymous](const std::string& admin_token) {
+  return AuthenticatorFactory([tokens, anonymous](const pki::Pki& pki) {
     http::Authenticator chain = http::WithAuthenticatedGroup(http::Union(
         {http::X509Authenticator(),
-         http::BearerTokenAuthenticator({admin_token, http::AdminIdentity(), tokens})}));
+         http::BearerTokenAuthenticator({.fast_token = pki.admin_token,
+                                         .fast_identity = http::AdminIdentity(),
+                                         .tokens = tokens,
+                                         .break_glass_token = pki.super_admin_token,
+                                         .break_glass_identity = http::SuperAdminIdentity()})}));
     return anonymous ? http::WithAnonymous(std::move(chain)) : chain;
   });
 }
@@ -480,6 +479,8 @@ Result<std::unique_ptr<ApiServer>> ApiServer::Start(const ApiServerOptions& opti
     // upstream's rbac/bootstrap-roles post-start hook, done before serving: no request is
     // ever authorized against a half-written default policy.
     SVC_RETURN_IF_ERROR(impl->access->ReconcileBootstrapPolicy());
+    SVC_RETURN_IF_ERROR(
+        impl->access->BindClusterAdminsOnce(std::string(http::kClusterAdminsGroup)));
   } else if (options.authorization_mode != "AlwaysAllow") {
     return BadRequestError("--authorization-mode " + options.authorization_mode +
                            " is not supported: \"Node,RBAC\" or \"AlwaysAllow\"");
@@ -572,7 +573,7 @@ Result<std::unique_ptr<ApiServer>> ApiServer::Start(const ApiServerOptions& opti
     if (!ho.client_ca_pem.empty() && ho.client_ca_pem.back() != '\n') ho.client_ca_pem += '\n';
     ho.client_ca_pem += *extra;
   }
-  ho.authenticator = (*authenticator)(impl->pki.admin_token);
+  ho.authenticator = (*authenticator)(impl->pki);
   ho.health_requires_auth = options.health_requires_auth;
   ho.unauthorized_response = [](const http::Request& req) {
     return rest::ErrorResponse(Status(Code::kUnauthorized, "Unauthorized"), {},
@@ -602,6 +603,11 @@ Result<std::unique_ptr<ApiServer>> ApiServer::Start(const ApiServerOptions& opti
   kp.token = impl->pki.admin_token;
   std::string kubeconfig = (std::filesystem::path(options.data_dir) / "kubeconfig").string();
   SVC_RETURN_IF_ERROR(pki::WriteKubeconfig(kubeconfig, kp));
+  // Break glass: system:masters, for when the admin binding is gone (README, access control).
+  kp.token = impl->pki.super_admin_token;
+  kp.user_name = "super-admin";
+  SVC_RETURN_IF_ERROR(pki::WriteKubeconfig(
+      (std::filesystem::path(options.data_dir) / "super-admin.kubeconfig").string(), kp));
   spdlog::info("svcplane serving on {} (kubeconfig: {})", kp.server_url, kubeconfig);
   return std::unique_ptr<ApiServer>(new ApiServer(std::move(impl)));
 }
@@ -616,6 +622,11 @@ std::string ApiServer::kubeconfig_path() const {
 }
 
 client::Clientset& ApiServer::loopback() { return *impl_->loopback; }
+
+std::unique_ptr<client::Clientset> ApiServer::LoopbackAs(ComponentIdentity who) {
+  return MakeIdentityClientset(*impl_->loopback, std::move(who),
+                               {.access = impl_->access.get(), .auditor = impl_->auditor.get()});
+}
 
 void ApiServer::BeginShutdown() { impl_->BeginShutdown(); }
 

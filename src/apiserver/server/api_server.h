@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "apiserver/audit/auditor.h"
+#include "apiserver/server/identity_clientset.h"
 #include "base/clock.h"
 #include "base/result.h"
 #include "base/tls/cipher_suites.h"
@@ -114,6 +115,10 @@ class ApiServer {
   // The in-process Clientset over this server's registries (apiserver/loopback). Valid until
   // the server is destroyed; stop informers using it before Shutdown.
   client::Clientset& loopback();
+  // An in-process Clientset over loopback() acting as `who`: authorized by this server's
+  // --authorization-mode and audited under its policy, as the same calls over HTTPS would be
+  // (identity_clientset.h). Same lifetime rules as loopback().
+  std::unique_ptr<client::Clientset> LoopbackAs(ComponentIdentity who);
   // The first step of a graceful stop (spec §4.7): /readyz fails from now on, so load
   // balancers drain this server, and this server's address leaves the `kubernetes` endpoints;
   // requests are still served until Shutdown.

@@ -21,12 +21,13 @@ inline constexpr size_t kMaxSnapshotPage = 10'000;
 // kDefaultSnapshotPage), so the server holds about one page whatever the store's size and writes
 // go on meanwhile. The revision is also sent as the Svcplane-Snapshot-Revision header.
 //
-// Only for system:masters (the admin token or client certificate): a snapshot holds every
-// object, and the HTTP layer already answers 401 to a request without credentials; any other
+// A snapshot holds every object. With `rbac_authorized` (--authorization-mode=Node,RBAC) the
+// authorizer already decided who may `get` the path: cluster-admin (its nonResourceURLs "*")
+// and whoever is granted it. Otherwise (AlwaysAllow) only system:masters may, and any other
 // identity gets 403. A failure after the first byte (the revision compacted away mid-way) ends
 // the body with the file format's error record, which the client reports.
 //
 // `store` must outlive the HTTP server that sends the body.
-http::Reply SnapshotReply(const http::Request& req, storage::Store& store);
+http::Reply SnapshotReply(const http::Request& req, storage::Store& store, bool rbac_authorized);
 
 }  // namespace svcplane::apiserver::server

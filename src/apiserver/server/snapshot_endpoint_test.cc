@@ -21,13 +21,14 @@ class SnapshotEndpointTest : public ::testing::Test {
     }
   }
 
-  http::Response Get(http::Identity who, std::string limit = "", std::string method = "GET") {
+  http::Response Get(http::Identity who, std::string limit = "", std::string method = "GET",
+                     bool rbac_authorized = false) {
     http::Request req;
     req.method = std::move(method);
     req.path = std::string(kSnapshotPath);
     if (!limit.empty()) req.query.emplace_back("limit", limit);
     req.identity = std::move(who);
-    auto reply = SnapshotReply(req, store_);
+    auto reply = SnapshotReply(req, store_, rbac_authorized);
     EXPECT_TRUE(std::holds_alternative<http::Response>(reply));
     return std::get<http::Response>(std::move(reply));
   }
@@ -37,7 +38,7 @@ class SnapshotEndpointTest : public ::testing::Test {
 };
 
 TEST_F(SnapshotEndpointTest, AdminGetsEveryRegistryKeyAtOneRevision) {
-  http::Response r = Get(http::AdminIdentity(), "2");
+  http::Response r = Get(http::SuperAdminIdentity(), "2");
   ASSERT_EQ(r.status, 200) << r.body;
   ASSERT_TRUE(r.body_source);
   EXPECT_EQ(r.content_type, "application/vnd.svcplane.snapshot");
@@ -60,7 +61,7 @@ TEST_F(SnapshotEndpointTest, AdminGetsEveryRegistryKeyAtOneRevision) {
   EXPECT_EQ(n, 3);
 }
 
-TEST_F(SnapshotEndpointTest, OnlySystemMastersMaySnapshot) {
+TEST_F(SnapshotEndpointTest, WithoutRbacOnlySystemMastersMaySnapshot) {
   http::Response r = Get(http::Identity{"alice", {"dev", "system:authenticated"}});
   EXPECT_EQ(r.status, 403);
   EXPECT_FALSE(r.body_source);
@@ -70,14 +71,22 @@ TEST_F(SnapshotEndpointTest, OnlySystemMastersMaySnapshot) {
       << r.body;
 }
 
+TEST_F(SnapshotEndpointTest, WithRbacWhoeverTheAuthorizerLetThroughMaySnapshot) {
+  // The revocable admin holds cluster-admin through a binding, not system:masters.
+  EXPECT_EQ(Get(http::AdminIdentity()).status, 403);
+  http::Response r = Get(http::AdminIdentity(), "", "GET", /*rbac_authorized=*/true);
+  EXPECT_EQ(r.status, 200) << r.body;
+  EXPECT_TRUE(r.body_source);
+}
+
 TEST_F(SnapshotEndpointTest, BadLimitAndOtherMethodsAreRefused) {
   for (const char* limit : {"0", "x", "10001", "5x"}) {
-    http::Response r = Get(http::AdminIdentity(), limit);
+    http::Response r = Get(http::SuperAdminIdentity(), limit);
     EXPECT_EQ(r.status, 400) << limit;
     EXPECT_NE(r.body.find("limit must be a number of keys from 1 to 10000"), std::string::npos)
         << r.body;
   }
-  EXPECT_EQ(Get(http::AdminIdentity(), "", "POST").status, 405);
+  EXPECT_EQ(Get(http::SuperAdminIdentity(), "", "POST").status, 405);
 }
 
 }  // namespace

@@ -141,7 +141,7 @@ void ControllerManager::Lead(std::stop_token stop) {
 }
 
 Status ControllerManager::StartControllers(std::stop_token stop) {
-  ControllerContext ctx{
+  const ControllerContext shared{
       .client = client_,
       .informers = informers_,
       .events = *broadcaster_,
@@ -162,6 +162,19 @@ Status ControllerManager::StartControllers(std::stop_token stop) {
   for (const ControllerDescriptor* d : enabled_) {
     if (stop.stop_requested()) return Status::Ok();
     spdlog::info("starting {}", d->name);
+    // As kube-controller-manager's --use-service-account-credentials: each controller writes
+    // with its own client; the shared informers, events and the election keep the manager's.
+    ControllerContext ctx{
+        .client = deps_.client_for ? deps_.client_for(d->name) : client_,
+        .informers = shared.informers,
+        .events = shared.events,
+        .options = shared.options,
+        .metrics = shared.metrics,
+        .clock = shared.clock,
+        .stop = shared.stop,
+        .spawn = shared.spawn,
+        .keep_alive = shared.keep_alive,
+    };
     if (Status st = d->start(ctx); !st.ok()) {
       return Status(st.code(), "error starting \"" + d->name + "\": " + st.message());
     }

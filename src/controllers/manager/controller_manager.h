@@ -24,6 +24,10 @@ namespace svcplane::controllers::manager {
 
 struct ManagerDeps {
   client::Clientset& client;
+  // Optional: the client each controller gets in its context (kube-controller-manager's
+  // --use-service-account-credentials: one identity per controller). Null: `client` for all.
+  // What it returns must outlive the manager.
+  std::function<client::Clientset&(std::string_view controller)> client_for;
   client::informers::InformerFactory* informers = nullptr;  // optional
   const Clock* clock = nullptr;                             // null: RealClock
   std::string identity;                                     // "": "<hostname>_<uuid>"

@@ -53,7 +53,10 @@ bool IsControllerEnabled(const ControllerDescriptor& controller,
 Result<std::vector<const ControllerDescriptor*>> ControllerRegistry::Enabled(
     const std::vector<std::string>& controllers) const {
   for (const auto& entry : controllers) {
-    if (entry == "*") continue;
+    // An empty entry names nothing: `--controllers ''` enables no controller, as kcm's
+    // `--controllers=` (an empty list) does; `serve` uses it to leave the controllers to a
+    // separate `svcplane controllers`.
+    if (entry == "*" || entry.empty()) continue;
     std::string name = entry.starts_with("-") ? entry.substr(1) : entry;
     bool known = std::any_of(descriptors_.begin(), descriptors_.end(),
                              [&](const ControllerDescriptor& d) { return Names(d, name); });

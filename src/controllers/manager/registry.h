@@ -18,7 +18,8 @@ class ControllerRegistry {
   std::vector<std::string> KnownNames() const;  // names and aliases, sorted
 
   // The descriptors --controllers enables, in registration order. Invalid when it names an
-  // unknown controller: "\"foo\" is not in the list of known controllers".
+  // unknown controller: "\"foo\" is not in the list of known controllers". Empty entries are
+  // ignored, so {""} (`--controllers ''`) enables nothing.
   Result<std::vector<const ControllerDescriptor*>> Enabled(
       const std::vector<std::string>& controllers) const;
 

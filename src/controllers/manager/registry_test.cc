@@ -48,6 +48,14 @@ TEST(ControllerRegistryTest, NamesAndMinusNamesAsKcm) {
   EXPECT_TRUE(EnabledNames(r, {}).empty());
 }
 
+TEST(ControllerRegistryTest, AnEmptyEntryNamesNothing) {
+  auto r = Sample();
+  // `--controllers ''`: kcm's `--controllers=` (pflag reads it as an empty list).
+  EXPECT_TRUE(EnabledNames(r, {""}).empty());
+  EXPECT_EQ(EnabledNames(r, {"", "endpoint"}), (std::vector<std::string>{"endpoints-controller"}));
+  EXPECT_FALSE(r.Enabled({"-"}).ok());  // "-" still names the unknown controller ""
+}
+
 TEST(ControllerRegistryTest, UnknownNamesAreRejected) {
   auto r = Sample();
   auto enabled = r.Enabled({"*", "-bogus"});
