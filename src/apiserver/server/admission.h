@@ -9,8 +9,10 @@
 //     for users system:node:<n> in group system:nodes;
 //   - the RBAC storage's privilege-escalation checks (upstream pkg/registry/rbac/*/policybased)
 //     on roles, clusterroles, rolebindings and clusterrolebindings; system:masters bypasses.
-// Writes the server makes itself carry no user and are not admitted (upstream: the loopback
-// client is system:apiserver in system:masters, which every check lets through).
+// The in-process components' writes are admitted as their identities (IdentityClientset passes
+// its user down through client::WriteOptions::user). Writes the server makes itself carry no
+// user and are not admitted (upstream: the loopback client is system:apiserver in
+// system:masters, which every check lets through).
 
 #include "api/coordination/v1/lease.h"
 #include "api/core/v1/node.h"
