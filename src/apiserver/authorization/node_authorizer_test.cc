@@ -258,6 +258,23 @@ TEST(NodeRestriction, Pods) {
   EXPECT_EQ(AdmitPodDelete("n1", "demo", "gone", nullptr)->code, 404);
 }
 
+TEST(NodeRestriction, PodOperationsNoNodeMakes) {
+  using Op = AdmissionOperation;
+  EXPECT_EQ(AdmitPodOperation("n1", Op::kUpdate, false, "p1")->message,
+            "pods \"p1\" is forbidden: unexpected operation \"UPDATE\", node \"n1\" can only "
+            "create and delete mirror pods");
+  EXPECT_FALSE(AdmitPodOperation("n1", Op::kCreate, false, "p1").has_value());
+  EXPECT_FALSE(AdmitPodOperation("n1", Op::kDelete, false, "p1").has_value());
+  EXPECT_FALSE(AdmitPodOperation("n1", Op::kUpdate, true, "p1").has_value());
+  EXPECT_EQ(AdmitPodOperation("n1", Op::kDelete, true, "p1")->message,
+            "pods \"p1\" is forbidden: unexpected operation \"DELETE\"");
+  auto unknown = UnknownNodeStatus("system:node:", "coordination.k8s.io", "leases", "x");
+  EXPECT_EQ(unknown.code, 403);
+  EXPECT_EQ(unknown.message,
+            "leases.coordination.k8s.io \"x\" is forbidden: could not determine node from user "
+            "\"system:node:\"");
+}
+
 // Scenario 34 (admission half).
 TEST(NodeRestriction, Leases) {
   api::coordination::v1::Lease lease;

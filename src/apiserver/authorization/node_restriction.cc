@@ -209,6 +209,27 @@ std::optional<api::meta::StatusObject> AdmitPodStatusUpdate(std::string_view nod
   return std::nullopt;
 }
 
+std::optional<api::meta::StatusObject> AdmitPodOperation(std::string_view node,
+                                                         AdmissionOperation op, bool status,
+                                                         std::string_view name) {
+  std::string_view op_name = op == AdmissionOperation::kCreate   ? "CREATE"
+                             : op == AdmissionOperation::kUpdate ? "UPDATE"
+                                                                 : "DELETE";
+  if (status) {
+    if (op == AdmissionOperation::kUpdate) return std::nullopt;
+    return Forbid("", "pods", name, "unexpected operation " + GoQuote(op_name));
+  }
+  if (op != AdmissionOperation::kUpdate) return std::nullopt;
+  return Forbid("", "pods", name,
+                "unexpected operation " + GoQuote(op_name) + ", node " + GoQuote(node) +
+                    " can only create and delete mirror pods");
+}
+
+api::meta::StatusObject UnknownNodeStatus(std::string_view user, std::string_view group,
+                                          std::string_view resource, std::string_view name) {
+  return Forbid(group, resource, name, "could not determine node from user " + GoQuote(user));
+}
+
 std::optional<api::meta::StatusObject> AdmitLease(std::string_view node, AdmissionOperation op,
                                                   std::string_view ns,
                                                   std::string_view requested_name,

@@ -45,6 +45,17 @@ std::optional<api::meta::StatusObject> AdmitPodDelete(std::string_view node, std
 std::optional<api::meta::StatusObject> AdmitPodStatusUpdate(std::string_view node,
                                                             const api::core::v1::Pod& old_pod,
                                                             const api::core::v1::Pod& new_pod);
+// What a node may never do to pods, whatever RBAC grants it: update a pod itself (`unexpected
+// operation "UPDATE", node "<n>" can only create and delete mirror pods`), or write pods/status
+// other than by an update (`unexpected operation "<OP>"`). Creates and deletes of pods and
+// status updates go to the checks above.
+std::optional<api::meta::StatusObject> AdmitPodOperation(std::string_view node,
+                                                         AdmissionOperation op, bool status,
+                                                         std::string_view name);
+// A node identity naming no node (user exactly "system:node:"): every write is refused with
+// `could not determine node from user "system:node:"`.
+api::meta::StatusObject UnknownNodeStatus(std::string_view user, std::string_view group,
+                                          std::string_view resource, std::string_view name);
 // leases: namespace kube-node-lease, and the lease's name (the body's on create) = the node.
 std::optional<api::meta::StatusObject> AdmitLease(std::string_view node, AdmissionOperation op,
                                                   std::string_view ns,

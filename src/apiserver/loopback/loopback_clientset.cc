@@ -171,7 +171,8 @@ class LoopbackResourceClient final : public client::ResourceClient<T> {
   }
 
   Result<ObjectPtr<T>> Create(const T& obj, const client::WriteOptions& options) override {
-    auto created = reg_->Create(Ns(obj.metadata.namespace_), obj, {.dry_run = options.dry_run});
+    auto created = reg_->Create(Ns(obj.metadata.namespace_), obj,
+                                {.dry_run = options.dry_run, .user = options.user});
     if (!created.ok()) return created.status();
     return std::move(created->obj);
   }
@@ -192,7 +193,7 @@ class LoopbackResourceClient final : public client::ResourceClient<T> {
     auto sub = ToSubresource(subresource, reg_->info());
     if (!sub.ok()) return sub.status();
     auto patched = reg_->Patch(Ns(ns), name, *sub, client::transport::PatchContentType(type), body,
-                               {.dry_run = options.dry_run});
+                               {.dry_run = options.dry_run, .user = options.user});
     if (!patched.ok()) return patched.status();
     return std::move(patched->obj);
   }
@@ -211,6 +212,7 @@ class LoopbackResourceClient final : public client::ResourceClient<T> {
       d.precondition_resource_version = options.precondition_resource_version;
     }
     d.dry_run = options.dry_run;
+    d.user = options.user;
     auto del = reg_->Delete(Ns(ns), name, d);
     if (!del.ok()) return del.status();
     if (options_->after_delete && !options.dry_run) options_->after_delete();
@@ -227,7 +229,7 @@ class LoopbackResourceClient final : public client::ResourceClient<T> {
       return BadRequestError("name is required for " + std::string(reg_->info().kind));
     }
     auto updated = reg_->Update(Ns(obj.metadata.namespace_), obj.metadata.name, sub, obj,
-                                {.dry_run = options.dry_run});
+                                {.dry_run = options.dry_run, .user = options.user});
     if (!updated.ok()) return updated.status();
     return std::move(updated->obj);
   }

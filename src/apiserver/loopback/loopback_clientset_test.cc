@@ -8,10 +8,13 @@
 #include <future>
 #include <thread>
 
+#include "api/codec/json.h"
 #include "apiserver/loopback/testing/memory_clientset.h"
+#include "apiserver/registry/registry.h"
 #include "apiserver/server/api_server.h"
 #include "client/errors.h"
 #include "client/typed/rest_clientset.h"
+#include "storage/memory/memory_store.h"
 
 namespace svcplane::apiserver::loopback {
 namespace {
@@ -55,6 +58,60 @@ TEST_F(LoopbackTest, CreateGetListShareTheRegistrysObjects) {
   // No copies: the same immutable object for every reader.
   EXPECT_EQ(got->get(), list->items[0].get());
   EXPECT_EQ(list->resource_version, (*created)->metadata.resource_version);
+}
+
+// A caller acting as someone (server::IdentityClientset) passes the user in its options; the
+// registry's admission sees it. Calls without one are the server's own and are not admitted.
+TEST(LoopbackAdmission, TheCallersUserReachesAdmission) {
+  storage::memory::MemoryStore store;
+  registry::RegistryContext ctx;
+  ctx.store = &store;
+  ctx.now_micros = [] { return int64_t{1714557600'000000}; };
+  // The patch is the whole new document: admission refuses before anything else looks at it.
+  ctx.apply_patch = [](std::string_view, std::string_view, std::string_view,
+                       std::string_view body) -> Result<std::string> { return std::string(body); };
+  registry::Registry<Pod> pods(ctx);
+  std::vector<std::pair<registry::AdmissionOperation, std::string>> seen;
+  pods.SetAdmission([&](const registry::AdmissionRequest<Pod>& a) -> Status {
+    seen.emplace_back(a.operation, a.user.username);
+    if (a.user.username == "system:node:n1") return Status(Code::kForbidden, "refused");
+    return Status::Ok();
+  });
+  registry::Registry<api::core::v1::Namespace> namespaces(ctx);
+  registry::Registry<Service> services(ctx);
+  registry::Registry<api::core::v1::Node> nodes(ctx);
+  registry::Registry<Endpoints> endpoints(ctx);
+  registry::Registry<api::core::v1::Event> events(ctx);
+  registry::Registry<api::discovery::v1::EndpointSlice> slices(ctx);
+  registry::Registry<api::coordination::v1::Lease> leases(ctx);
+  auto clients = MakeLoopbackClientset(
+      {&namespaces, &services, &pods, &nodes, &endpoints, &events, &slices, &leases});
+  client::ResourceClient<Pod>& c = clients->Pods();
+  const api::authentication::v1::UserInfo jane{"jane", "", {"system:authenticated"}, {}};
+  const api::authentication::v1::UserInfo n1{"system:node:n1", "", {"system:nodes"}, {}};
+  ASSERT_TRUE(c.Create(MakePod("a")).ok());
+  auto b = c.Create(MakePod("b"), {.user = &jane});
+  ASSERT_TRUE(b.ok()) << b.status().ToString();
+  EXPECT_EQ(c.Create(MakePod("c"), {.user = &n1}).status().code(), Code::kForbidden);
+  Pod changed = **b;
+  changed.metadata.labels["x"] = "y";
+  EXPECT_EQ(c.Update(changed, {.user = &n1}).status().code(), Code::kForbidden);
+  EXPECT_EQ(c.UpdateStatus(changed, {.user = &n1}).status().code(), Code::kForbidden);
+  EXPECT_EQ(c.Patch("default", "b", client::PatchType::kMerge, api::codec::EncodeJson(changed),
+                    {.user = &n1}, "")
+                .status()
+                .code(),
+            Code::kForbidden);
+  EXPECT_EQ(c.Delete("default", "b", {.user = &n1}).code(), Code::kForbidden);
+  EXPECT_TRUE(c.Delete("default", "b", {.user = &jane}).ok());
+  using Op = registry::AdmissionOperation;
+  EXPECT_EQ(seen, (std::vector<std::pair<Op, std::string>>{{Op::kCreate, "jane"},
+                                                           {Op::kCreate, "system:node:n1"},
+                                                           {Op::kUpdate, "system:node:n1"},
+                                                           {Op::kUpdate, "system:node:n1"},
+                                                           {Op::kUpdate, "system:node:n1"},
+                                                           {Op::kDelete, "system:node:n1"},
+                                                           {Op::kDelete, "jane"}}));
 }
 
 TEST_F(LoopbackTest, NamespaceCheckAndValidationApply) {

@@ -36,6 +36,16 @@ class Registry {
   // Set before the registry serves requests; not synchronised with them.
   void SetHooks(WriteHooks<T> hooks) { hooks_ = std::move(hooks); }
 
+  // Admission of writes made as a user (WriteOptions::user, DeleteOptions::user; writes without
+  // one skip it): upstream's admission plugins and the RBAC storage's escalation checks. It runs
+  // after decoding and defaulting, before PrepareFor*, validation and storage, and on an update
+  // or patch once per storage attempt against the stored object being replaced. An error fails
+  // the write and nothing is stored. Set before the registry serves requests.
+  using Admit = std::function<Status(const AdmissionRequest<T>&)>;
+  void SetAdmission(Admit admit) { admit_ = std::move(admit); }
+  // Whether writes need their user (so callers copy it only then).
+  bool admits() const { return static_cast<bool>(admit_); }
+
   const api::ResourceInfo& info() const { return InfoOf<T>(); }
   bool namespaced() const { return info().namespaced; }
   std::string Key(std::string_view ns, std::string_view name) const {
@@ -125,7 +135,9 @@ class Registry {
     return out;
   }
 
-  Result<Object<T>> Create(std::string_view ns, T obj, const WriteOptions& wo) {
+  // `path_name`: the name in the request path, for a PUT that creates (create-on-update).
+  Result<Object<T>> Create(std::string_view ns, T obj, const WriteOptions& wo,
+                           std::string_view path_name = "") {
     if (!obj.metadata.resource_version.empty()) {
       return BadRequestError("resourceVersion should not be set on objects to be created");
     }
@@ -135,6 +147,14 @@ class Registry {
     obj.metadata.namespace_ = namespaced() ? std::string(ns) : "";
     const bool generated = obj.metadata.name.empty() && !obj.metadata.rest->generate_name.empty();
     api::validation::Default(obj);
+    if (admit_ && wo.user) {
+      SVC_RETURN_IF_ERROR(admit_({.operation = AdmissionOperation::kCreate,
+                                  .user = *wo.user,
+                                  .ns = obj.metadata.namespace_,
+                                  .name = obj.metadata.name,
+                                  .path_name = path_name,
+                                  .object = &obj}));
+    }
     api::validation::PrepareObjectMetaForCreate(obj.metadata);
     api::validation::PrepareForCreate(obj);
     obj.metadata.rest->managed_fields.clear();
@@ -186,7 +206,7 @@ class Registry {
             sub == Subresource::kNone) {
           if (created) *created = true;
           obj.metadata.resource_version.clear();
-          return Create(ns, std::move(obj), wo);
+          return Create(ns, std::move(obj), wo, name);
         }
         return MapStoreError<T>(cur.status(), name);
       }
@@ -273,6 +293,14 @@ class Registry {
       auto current = memo_.Materialize(*cur);
       if (!current.ok()) return current.status();
       const T& old = *current->obj;
+      if (admit_ && opts.user) {
+        SVC_RETURN_IF_ERROR(admit_({.operation = AdmissionOperation::kDelete,
+                                    .user = *opts.user,
+                                    .ns = old.metadata.namespace_,
+                                    .name = old.metadata.name,
+                                    .path_name = old.metadata.name,
+                                    .old = &old}));
+      }
       if (opts.precondition_uid && *opts.precondition_uid != old.metadata.uid) {
         return ConflictError("Precondition failed: UID in precondition: " + *opts.precondition_uid +
                              ", UID in object meta: " + old.metadata.uid);
@@ -421,6 +449,16 @@ class Registry {
     n.metadata.rest->managed_fields.clear();
     n.metadata.resource_version = old.metadata.resource_version;
     api::validation::Default(n);
+    if (admit_ && wo.user) {
+      SVC_RETURN_IF_ERROR(admit_({.operation = AdmissionOperation::kUpdate,
+                                  .user = *wo.user,
+                                  .ns = old.metadata.namespace_,
+                                  .name = old.metadata.name,
+                                  .path_name = old.metadata.name,
+                                  .subresource = sub,
+                                  .object = &n,
+                                  .old = &old}));
+    }
     FinishGuard finish;
     finish.dry_run = wo.dry_run;
     api::validation::FieldErrorList errs = PrepareAndValidate(n, old, sub, finish);
@@ -649,6 +687,7 @@ class Registry {
 
   RegistryContext ctx_;
   WriteHooks<T> hooks_;
+  Admit admit_;
   ObjectMemo<T> memo_;
 };
 

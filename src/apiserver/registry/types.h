@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "api/authentication/v1/self_subject_review.h"
 #include "api/selectors/field_selector.h"
 #include "api/selectors/label_selector.h"
 #include "apiserver/registry/object_json.h"
@@ -55,6 +56,11 @@ struct WriteOptions {
   // an error fails the patch (fieldValidation=Strict); a document returned replaces it (unknown
   // fields dropped). Called again on every retry.
   std::function<Result<std::optional<std::string>>(std::string_view patched_json)> check_patched;
+  // Who writes (upstream's user.Info from the request context), for the registry's admission
+  // (Registry::SetAdmission). REST handlers set the authenticated, or impersonated, user. Unset:
+  // the server's own write (upstream's loopback system:apiserver, in system:masters), which no
+  // admission check concerns. Borrowed for the call.
+  const api::authentication::v1::UserInfo* user = nullptr;
 };
 
 // Conditions the stored object must meet for a write to go ahead (storage.Preconditions).
@@ -70,6 +76,7 @@ struct DeleteOptions {
   std::optional<std::string> precondition_uid;
   std::optional<std::string> precondition_resource_version;
   bool dry_run = false;
+  const api::authentication::v1::UserInfo* user = nullptr;  // as WriteOptions::user
 };
 
 template <typename T>
@@ -99,6 +106,27 @@ struct WriteHooks {
       begin_write;
   // Runs after `last` was removed from storage (not for dry runs).
   std::function<void(const T& last)> after_delete;
+};
+
+enum class AdmissionOperation { kCreate, kUpdate, kDelete };
+
+// One write made as a user, as admission sees it (upstream admission.Attributes). Everything is
+// borrowed for the call.
+template <typename T>
+struct AdmissionRequest {
+  AdmissionOperation operation;
+  const api::authentication::v1::UserInfo& user;
+  std::string_view ns;
+  // The object's name: on create the body's (may be empty with generateName), else the path's.
+  std::string_view name;
+  // The name in the request path: "" for a POST create, the name for a create-on-update PUT.
+  std::string_view path_name;
+  Subresource subresource = Subresource::kNone;
+  // Create/update: the object to be written, decoded and defaulted, not yet prepared or
+  // validated. Delete: null.
+  const T* object = nullptr;
+  // Update/delete: the stored object it replaces. Create: null.
+  const T* old = nullptr;
 };
 
 // What a registry needs from the rest of the server.

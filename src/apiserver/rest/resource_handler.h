@@ -139,6 +139,18 @@ class ResourceHandler final : public Endpoint {
     return {name, ri.group, ri.resource, ri.kind};
   }
 
+  // The requesting user for the registry's admission (WriteOptions::user), copied only when the
+  // registry admits writes.
+  std::optional<api::authentication::v1::UserInfo> UserOf(const http::Request& req) const {
+    if (!reg_->admits()) return std::nullopt;
+    const http::Identity& id = req.identity;
+    return api::authentication::v1::UserInfo{id.user, id.uid, id.groups, id.extra};
+  }
+  static const api::authentication::v1::UserInfo* Ptr(
+      const std::optional<api::authentication::v1::UserInfo>& user) {
+    return user ? &*user : nullptr;
+  }
+
   static registry::Subresource Sub(const RequestInfo& info) {
     if (info.subresource == "status") return registry::Subresource::kStatus;
     if (info.subresource == "finalize") return registry::Subresource::kFinalize;
@@ -444,7 +456,8 @@ class ResourceHandler final : public Endpoint {
     auto obj = DecodeBody(req, info, problems);
     if (!obj.ok()) return obj.status();
     std::string name = obj->metadata.name;
-    auto created = reg_->Create(info.ns, std::move(*obj), {.dry_run = *dry});
+    const auto user = UserOf(req);
+    auto created = reg_->Create(info.ns, std::move(*obj), {.dry_run = *dry, .user = Ptr(user)});
     if (!created.ok()) {
       return http::Reply(ErrorResponse(created.status(), Target(name), WantsProtobuf(req)));
     }
@@ -528,8 +541,9 @@ class ResourceHandler final : public Endpoint {
     auto obj = DecodeBody(req, info, problems);
     if (!obj.ok()) return obj.status();
     bool created = false;
-    auto updated =
-        reg_->Update(info.ns, info.name, Sub(info), std::move(*obj), {.dry_run = *dry}, &created);
+    const auto user = UserOf(req);
+    auto updated = reg_->Update(info.ns, info.name, Sub(info), std::move(*obj),
+                                {.dry_run = *dry, .user = Ptr(user)}, &created);
     if (!updated.ok()) return updated.status();
     return ObjectReply(req, created ? 201 : 200, *updated);
   }
@@ -541,7 +555,8 @@ class ResourceHandler final : public Endpoint {
     auto fv = ParseFieldValidation(req, "PatchOptions.meta.k8s.io");
     if (!fv.ok()) return fv.status();
     *problems = StrictProblems(*fv);
-    registry::WriteOptions wo{.dry_run = *dry};
+    const auto user = UserOf(req);
+    registry::WriteOptions wo{.dry_run = *dry, .user = Ptr(user)};
     bool strict_failed = false;
     wo.check_patched = PatchChecker(req, problems, &strict_failed);
     auto patched = reg_->Patch(info.ns, info.name, Sub(info),
@@ -592,6 +607,8 @@ class ResourceHandler final : public Endpoint {
   Result<http::Reply> Delete(const http::Request& req, const RequestInfo& info) {
     auto opts = ParseDeleteOptions(req);
     if (!opts.ok()) return opts.status();
+    const auto user = UserOf(req);
+    opts->user = Ptr(user);
     auto del = reg_->Delete(info.ns, info.name, *opts);
     if (!del.ok()) return del.status();
     if (!del->deleted || std::is_same_v<T, api::core::v1::Pod>) {
@@ -612,6 +629,8 @@ class ResourceHandler final : public Endpoint {
     if (!params.ok()) return params.status();
     auto opts = ParseDeleteOptions(req);
     if (!opts.ok()) return opts.status();
+    const auto user = UserOf(req);
+    opts->user = Ptr(user);  // each item is admitted as its own delete
     auto list = reg_->List(info.ns, params->query);
     if (!list.ok()) return list.status();
     std::vector<registry::Object<T>> deleted;

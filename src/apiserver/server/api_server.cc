@@ -34,6 +34,7 @@
 #include "apiserver/rest/router.h"
 #include "apiserver/rest/status_body.h"
 #include "apiserver/server/access_control.h"
+#include "apiserver/server/admission.h"
 #include "apiserver/server/cluster_join.h"
 #include "apiserver/server/collections.h"
 #include "apiserver/server/housekeeping.h"
@@ -471,6 +472,10 @@ Result<std::unique_ptr<ApiServer>> ApiServer::Start(const ApiServerOptions& opti
         impl->roles.get(), impl->cluster_roles.get(), impl->role_bindings.get(),
         impl->cluster_role_bindings.get(), impl->pods.get(), impl->nodes.get()});
     SVC_RETURN_IF_ERROR(impl->access->Start(std::chrono::seconds(30)));
+    // NodeRestriction and the RBAC escalation checks on users' writes (admission.h).
+    InstallAdmission(*impl->access, {impl->pods.get(), impl->nodes.get(), impl->leases.get(),
+                                     impl->roles.get(), impl->cluster_roles.get(),
+                                     impl->role_bindings.get(), impl->cluster_role_bindings.get()});
     // upstream's rbac/bootstrap-roles post-start hook, done before serving: no request is
     // ever authorized against a half-written default policy.
     SVC_RETURN_IF_ERROR(impl->access->ReconcileBootstrapPolicy());

@@ -36,7 +36,21 @@ struct Call {
 // Runs calls as one identity through the gate.
 class Gatekeeper {
  public:
-  Gatekeeper(ComponentIdentity who, LoopbackGate gate) : who_(std::move(who)), gate_(gate) {}
+  Gatekeeper(ComponentIdentity who, LoopbackGate gate)
+      : who_(std::move(who)),
+        gate_(gate),
+        user_{who_.identity.user, who_.identity.uid, who_.identity.groups, who_.identity.extra} {}
+
+  // The identity as the registries' admission sees it (NodeRestriction, the RBAC escalation
+  // checks), as upstream admits a component's writes like anyone's.
+  client::WriteOptions AsUser(client::WriteOptions o) const {
+    o.user = &user_;
+    return o;
+  }
+  client::DeleteOptions AsUser(client::DeleteOptions o) const {
+    o.user = &user_;
+    return o;
+  }
 
   // `fn` runs only if the call is authorized; its status is the call's. A refusal is the
   // Status the REST client would have decoded from the 403 (or 400, 500).
@@ -92,6 +106,7 @@ class Gatekeeper {
 
   const ComponentIdentity who_;
   const LoopbackGate gate_;
+  const api::authentication::v1::UserInfo user_;
 };
 
 template <typename T>
@@ -160,7 +175,7 @@ class GatedResourceClient final : public client::ResourceClient<T> {
   }
 
   Result<ObjectPtr<T>> Create(const T& obj, const client::WriteOptions& options) override {
-    return Returning([&] { return inner_.Create(obj, options); },
+    return Returning([&] { return inner_.Create(obj, gate_.AsUser(options)); },
                      {.method = "POST",
                       .ref = RefOf<T>(obj.metadata.namespace_, ""),
                       .query = WriteQuery(options),
@@ -169,7 +184,7 @@ class GatedResourceClient final : public client::ResourceClient<T> {
   }
 
   Result<ObjectPtr<T>> Update(const T& obj, const client::WriteOptions& options) override {
-    return Returning([&] { return inner_.Update(obj, options); },
+    return Returning([&] { return inner_.Update(obj, gate_.AsUser(options)); },
                      {.method = "PUT",
                       .ref = RefOf<T>(obj.metadata.namespace_, obj.metadata.name),
                       .query = WriteQuery(options),
@@ -177,7 +192,7 @@ class GatedResourceClient final : public client::ResourceClient<T> {
   }
 
   Result<ObjectPtr<T>> UpdateStatus(const T& obj, const client::WriteOptions& options) override {
-    return Returning([&] { return inner_.UpdateStatus(obj, options); },
+    return Returning([&] { return inner_.UpdateStatus(obj, gate_.AsUser(options)); },
                      {.method = "PUT",
                       .ref = RefOf<T>(obj.metadata.namespace_, obj.metadata.name, "status"),
                       .query = WriteQuery(options),
@@ -187,12 +202,13 @@ class GatedResourceClient final : public client::ResourceClient<T> {
   Result<ObjectPtr<T>> Patch(std::string_view ns, std::string_view name, client::PatchType type,
                              std::string_view body, const client::WriteOptions& options,
                              std::string_view subresource) override {
-    return Returning([&] { return inner_.Patch(ns, name, type, body, options, subresource); },
-                     {.method = "PATCH",
-                      .ref = RefOf<T>(ns, name, subresource),
-                      .query = WriteQuery(options),
-                      .body = [body] { return std::string(body); },
-                      .content_type = client::transport::PatchContentType(type)});
+    return Returning(
+        [&] { return inner_.Patch(ns, name, type, body, gate_.AsUser(options), subresource); },
+        {.method = "PATCH",
+         .ref = RefOf<T>(ns, name, subresource),
+         .query = WriteQuery(options),
+         .body = [body] { return std::string(body); },
+         .content_type = client::transport::PatchContentType(type)});
   }
 
   Status Delete(std::string_view ns, std::string_view name,
@@ -200,7 +216,7 @@ class GatedResourceClient final : public client::ResourceClient<T> {
     Query q;
     if (options.dry_run) q.emplace_back("dryRun", "All");
     return gate_.Run({.method = "DELETE", .ref = RefOf<T>(ns, name), .query = std::move(q)},
-                     [&] { return inner_.Delete(ns, name, options); });
+                     [&] { return inner_.Delete(ns, name, gate_.AsUser(options)); });
   }
 
  private:

@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "api/authentication/v1/self_subject_review.h"
 #include "api/codec/json.h"
 #include "api/codec/protobuf.h"
 #include "base/clock.h"
@@ -51,6 +52,10 @@ struct WriteOptions {
   bool dry_run = false;          // dryRun=All
   std::string field_validation;  // "Strict" | "Warn" | "Ignore"
   std::optional<bool> force;     // server-side apply only
+  // In-process clients only: who the write is made as, for the server's admission (the loopback
+  // hands it to the registry; apiserver/registry WriteOptions::user). A REST client is whoever
+  // its credentials say and ignores it. Borrowed for the call.
+  const api::authentication::v1::UserInfo* user = nullptr;
 };
 
 // metav1.DeleteOptions, sent as the body.
@@ -60,6 +65,7 @@ struct DeleteOptions {
   std::string precondition_uid;
   std::string precondition_resource_version;
   bool dry_run = false;
+  const api::authentication::v1::UserInfo* user = nullptr;  // as WriteOptions::user
 };
 
 enum class PatchType {
