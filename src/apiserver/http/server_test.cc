@@ -285,7 +285,7 @@ TEST_F(ServerTest, BearerTokenGets200) {
   StartServer();
   auto [code, out] = RunCommand(Curl({"-w", "\n%{http_code}", Url("/hello")}));
   ASSERT_EQ(code, 0) << out;
-  EXPECT_EQ(out, "hello admin\n200");
+  EXPECT_EQ(out, "hello kubernetes-admin\n200");
 }
 
 // Go's TLS stack, and so kube-apiserver, picks AES-128-GCM first on CPUs with AES instructions,
@@ -306,7 +306,7 @@ TEST_F(ServerTest, ClientCertificateSignedByTheCaGets200) {
                                       "\n%{http_code}", Url("/hello")},
                                      false));
   ASSERT_EQ(code, 0) << out;
-  EXPECT_EQ(out, "hello admin\n200");
+  EXPECT_EQ(out, "hello kubernetes-admin\n200");
 }
 
 TEST_F(ServerTest, AuditIdIsEchoedOrMintedOnEveryResponse) {
@@ -367,7 +367,7 @@ TEST_F(ServerTest, UntrustedClientCertificateCompletesTheHandshakeThenGets401) {
   // A valid token next to the bad certificate wins.
   auto with_token = RunCommand(Curl({"--cert", Path("rogue.crt"), "--key", Path("rogue.key"), "-w",
                                      "\n%{http_code}", Url("/hello")}));
-  EXPECT_EQ(with_token.second, "hello admin\n200");
+  EXPECT_EQ(with_token.second, "hello kubernetes-admin\n200");
 }
 
 TEST_F(ServerTest, UnknownPathGets404StatusFromTheRouter) {
@@ -509,7 +509,7 @@ TEST_F(ServerTest, KeepAliveReusesOneConnection) {
   for (int i = 0; i < 5; ++i) {
     auto res = (*client)->Get("/hello");
     ASSERT_TRUE(res.ok()) << res.status().ToString();
-    EXPECT_EQ(res->body, "hello admin");
+    EXPECT_EQ(res->body, "hello kubernetes-admin");
     EXPECT_TRUE(res->keep_alive);
   }
   EXPECT_EQ(server_->AcceptedConnectionsForTest() - before, 2u);
@@ -636,7 +636,7 @@ TEST_F(ServerTest, SlowHandlerDoesNotStallOtherRequests) {
   ASSERT_TRUE(other.ok());
   auto hello = (*other)->Get("/hello");
   ASSERT_TRUE(hello.ok());
-  EXPECT_EQ(hello->body, "hello admin");
+  EXPECT_EQ(hello->body, "hello kubernetes-admin");
   Unblock();
   t.join();
   ASSERT_TRUE(res.ok());
@@ -694,7 +694,7 @@ TEST_F(ServerTest, KubectlWithGeneratedKubeconfig) {
   auto hello =
       RunCommand({"/usr/bin/kubectl", "--kubeconfig", kubeconfig, "get", "--raw", "/hello"});
   EXPECT_EQ(hello.first, 0) << hello.second;
-  EXPECT_EQ(hello.second, "hello admin");
+  EXPECT_EQ(hello.second, "hello kubernetes-admin");
 
   // The client-certificate variant of the admin credential works too.
   pki::KubeconfigParams cert_only;
@@ -705,7 +705,7 @@ TEST_F(ServerTest, KubectlWithGeneratedKubeconfig) {
   ASSERT_TRUE(pki::WriteKubeconfig(Path("kubeconfig-cert"), cert_only).ok());
   auto by_cert = RunCommand(
       {"/usr/bin/kubectl", "--kubeconfig", Path("kubeconfig-cert"), "get", "--raw", "/hello"});
-  EXPECT_EQ(by_cert.second, "hello admin");
+  EXPECT_EQ(by_cert.second, "hello kubernetes-admin");
 
   // Go's client uploads without Expect: 100-continue and still reads the 413 Status.
   WriteFile("big.json", std::string(3 * 1024 * 1024 + 1, ' ') + "{}");
@@ -919,7 +919,7 @@ TEST_F(ServerTest, SourcedBodyIsSentChunkedAndTheConnectionIsReused) {
   EXPECT_EQ(empty->body, "");
   auto hello = (*client)->Get("/hello");
   ASSERT_TRUE(hello.ok());
-  EXPECT_EQ(hello->body, "hello admin");
+  EXPECT_EQ(hello->body, "hello kubernetes-admin");
   EXPECT_EQ(server_->AcceptedConnectionsForTest() - before, 1u);
 }
 
@@ -941,7 +941,7 @@ TEST_F(ServerTest, LargeAndSmallPlainResponsesAlternateOnOneConnection) {
   for (int round = 0; round < 3; ++round) {
     auto hello = (*client)->Get("/hello");
     ASSERT_TRUE(hello.ok()) << hello.status().ToString();
-    EXPECT_EQ(hello->body, "hello admin");
+    EXPECT_EQ(hello->body, "hello kubernetes-admin");
     auto res = (*client)->Get("/plain-big");
     ASSERT_TRUE(res.ok()) << res.status().ToString();
     EXPECT_EQ(res->Header("Content-Length"), std::to_string(big.size()));
@@ -950,7 +950,7 @@ TEST_F(ServerTest, LargeAndSmallPlainResponsesAlternateOnOneConnection) {
   }
   auto last = (*client)->Get("/hello");
   ASSERT_TRUE(last.ok()) << last.status().ToString();
-  EXPECT_EQ(last->body, "hello admin");
+  EXPECT_EQ(last->body, "hello kubernetes-admin");
   EXPECT_EQ(server_->AcceptedConnectionsForTest() - before, 1u);
 }
 
@@ -1048,7 +1048,7 @@ TEST_F(ServerTest, SuspendedRequestLeavesItsIoThreadToOtherConnections) {
   ASSERT_TRUE(other.ok());
   auto hello = (*other)->Get("/hello");
   ASSERT_TRUE(hello.ok());
-  EXPECT_EQ(hello->body, "hello admin");
+  EXPECT_EQ(hello->body, "hello kubernetes-admin");
 
   std::thread([resume] { resume(); }).join();  // completions come from other threads
   t.join();
