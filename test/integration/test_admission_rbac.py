@@ -364,6 +364,31 @@ class AdmissionRbacTest(unittest.TestCase):
         return ('%s is forbidden: User "system:node:n1" cannot %s resource "%s" in API group '
                 '%s: %s' % (qualified, verb, resource, scope, reason))
 
+    def test_create_on_update_needs_create_as_well(self):
+        # upstream's withAuthorization: a PUT that would create needs `create`, not only
+        # `update` (bob holds update on endpoints in demo, nothing else).
+        self.admin("create", "role", "ep-updater", "--verb=update", "--resource=endpoints",
+                   "-n", "demo")
+        self.admin("create", "rolebinding", "bob-ep", "--role=ep-updater", "--user=bob",
+                   "-n", "demo")
+        path = "/api/v1/namespaces/demo/endpoints/ghost-ep"
+        body = {"apiVersion": "v1", "kind": "Endpoints",
+                "metadata": {"name": "ghost-ep", "namespace": "demo"}}
+        self.eventually(lambda: self.assert_status(
+            self.call("PUT", path, token="bobtok", body=body), 403,
+            'endpoints "ghost-ep" is forbidden: ', {"name": "ghost-ep", "kind": "endpoints"}))
+        status, _ = self.call("GET", path, token="admintok")
+        self.assertEqual(status, 404)  # nothing was stored
+        self.admin("create", "role", "ep-creator", "--verb=create", "--resource=endpoints",
+                   "-n", "demo")
+        self.admin("create", "rolebinding", "bob-ep-create", "--role=ep-creator", "--user=bob",
+                   "-n", "demo")
+
+        def created():
+            status, out = self.call("PUT", path, token="bobtok", body=body)
+            self.assertEqual(status, 201, out)
+        self.eventually(created)
+
     def test_32_node_reads_its_own_node_only(self):
         self.assertEqual(self.call("GET", "/api/v1/nodes/n1", cert="n1")[0], 200)
         self.assert_status(

@@ -1,5 +1,7 @@
 #include "apiserver/server/admission.h"
 
+#include <fmt/format.h>
+
 #include <optional>
 #include <string>
 #include <string_view>
@@ -197,23 +199,47 @@ Status AdmitClusterRoleBinding(const AdmissionRequest<ClusterRoleBinding>& a,
                                                            a.object->role_ref, OnlyGc(a)));
 }
 
+namespace {
+
+// Sets `reg`'s admission: for a kind that creates on update, the `create` authorization of such
+// a PUT first (upstream authorizes it before admission), then the kind's own checks, if any.
+template <typename T>
+void Admit(registry::Registry<T>* reg, const authorization::Authorizer& chain,
+           std::function<Status(const AdmissionRequest<T>&)> kind_checks = nullptr) {
+  if (reg == nullptr) return;
+  reg->SetAdmission([&chain, kind_checks = std::move(kind_checks)](const AdmissionRequest<T>& a) {
+    if constexpr (registry::KindTraits<T>::kCreateOnUpdate) {
+      SVC_RETURN_IF_ERROR(AuthorizeCreateOnUpdate(a, chain));
+    }
+    return kind_checks ? kind_checks(a) : Status::Ok();
+  });
+}
+
+}  // namespace
+
 void InstallAdmission(const AccessControl& access, const AdmissionRegistries& r) {
+  const authorization::Authorizer& chain = access.chain();
   const authorization::NodeGraph* graph = &access.node_graph();
-  r.pods->SetAdmission([graph](const AdmissionRequest<Pod>& a) { return AdmitPod(a, *graph); });
-  r.nodes->SetAdmission(AdmitNode);
-  r.leases->SetAdmission(AdmitLease);
+  Admit<Pod>(r.pods, chain,
+             [graph](const AdmissionRequest<Pod>& a) { return AdmitPod(a, *graph); });
+  Admit<Node>(r.nodes, chain, AdmitNode);
+  Admit<Lease>(r.leases, chain, AdmitLease);
   const EscalationAuthority authority{access.chain(), access.rbac()};
-  r.roles->SetAdmission(
-      [authority](const AdmissionRequest<Role>& a) { return AdmitRole(a, authority); });
-  r.cluster_roles->SetAdmission([authority](const AdmissionRequest<ClusterRole>& a) {
+  Admit<Role>(r.roles, chain,
+              [authority](const AdmissionRequest<Role>& a) { return AdmitRole(a, authority); });
+  Admit<ClusterRole>(r.cluster_roles, chain, [authority](const AdmissionRequest<ClusterRole>& a) {
     return AdmitClusterRole(a, authority);
   });
-  r.role_bindings->SetAdmission([authority](const AdmissionRequest<RoleBinding>& a) {
+  Admit<RoleBinding>(r.role_bindings, chain, [authority](const AdmissionRequest<RoleBinding>& a) {
     return AdmitRoleBinding(a, authority);
   });
-  r.cluster_role_bindings->SetAdmission([authority](const AdmissionRequest<ClusterRoleBinding>& a) {
-    return AdmitClusterRoleBinding(a, authority);
-  });
+  Admit<ClusterRoleBinding>(r.cluster_role_bindings, chain,
+                            [authority](const AdmissionRequest<ClusterRoleBinding>& a) {
+                              return AdmitClusterRoleBinding(a, authority);
+                            });
+  Admit<api::core::v1::Service>(r.services, chain);
+  Admit<api::core::v1::Endpoints>(r.endpoints, chain);
+  Admit<api::core::v1::Event>(r.events, chain);
 }
 
 }  // namespace svcplane::apiserver::server

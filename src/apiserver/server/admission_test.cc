@@ -278,6 +278,43 @@ TEST_F(EscalationAdmission, RolesNeedHeldRightsOrEscalate) {
           .ok());
 }
 
+TEST_F(EscalationAdmission, CreateOnUpdateNeedsCreateToo) {
+  using api::core::v1::Endpoints;
+  Endpoints ep;
+  ep.metadata.namespace_ = "demo";
+  ep.metadata.name = "web";
+  auto put_create = [&](const UserInfo& user) {
+    // A PUT of a missing object: a create with the path's name.
+    return AdmissionRequest<Endpoints>{AdmissionOperation::kCreate, user, "demo", "web", "web",
+                                       Subresource::kNone,          &ep,  nullptr};
+  };
+  // jane may only update endpoints in demo.
+  rbac.UpsertClusterRole(MakeClusterRole("ep-updater", {Rule({"update"}, {""}, {"endpoints"})}));
+  rbac.UpsertRoleBinding(
+      MakeRoleBinding("demo", "jane-ep", "ClusterRole", "ep-updater", {UserSubject("jane")}));
+  ExpectForbidden(AuthorizeCreateOnUpdate(put_create(kJane), chain),
+                  "endpoints \"web\" is forbidden: ");
+  // A POST, and a PUT that replaces, are not this check's business; masters pass.
+  AdmissionRequest<Endpoints> post = put_create(kJane);
+  post.path_name = "";
+  EXPECT_TRUE(AuthorizeCreateOnUpdate(post, chain).ok());
+  AdmissionRequest<Endpoints> update = put_create(kJane);
+  update.operation = AdmissionOperation::kUpdate;
+  EXPECT_TRUE(AuthorizeCreateOnUpdate(update, chain).ok());
+  EXPECT_TRUE(AuthorizeCreateOnUpdate(put_create(kAdmin), chain).ok());
+  // With create as well, jane's PUT creates.
+  rbac.UpsertClusterRole(
+      MakeClusterRole("ep-updater", {Rule({"create", "update"}, {""}, {"endpoints"})}));
+  EXPECT_TRUE(AuthorizeCreateOnUpdate(put_create(kJane), chain).ok());
+  // Grouped kinds name their group.
+  Role role = MakeRole("demo", "r", {});
+  ExpectForbidden(
+      AuthorizeCreateOnUpdate(AdmissionRequest<Role>{AdmissionOperation::kCreate, kFakeN1, "demo",
+                                                     "r", "r", Subresource::kNone, &role, nullptr},
+                              chain),
+      "roles.rbac.authorization.k8s.io \"r\" is forbidden: ");
+}
+
 TEST(OnlyGcFieldsChanged, OwnersFinalizersAndTypeMetaOnly) {
   Role before = MakeRole("demo", "r", {Rule({"get"}, {""}, {"pods"})});
   before.kind = "Role";

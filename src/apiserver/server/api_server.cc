@@ -473,9 +473,11 @@ Result<std::unique_ptr<ApiServer>> ApiServer::Start(const ApiServerOptions& opti
         impl->cluster_role_bindings.get(), impl->pods.get(), impl->nodes.get()});
     SVC_RETURN_IF_ERROR(impl->access->Start(std::chrono::seconds(30)));
     // NodeRestriction and the RBAC escalation checks on users' writes (admission.h).
-    InstallAdmission(*impl->access, {impl->pods.get(), impl->nodes.get(), impl->leases.get(),
-                                     impl->roles.get(), impl->cluster_roles.get(),
-                                     impl->role_bindings.get(), impl->cluster_role_bindings.get()});
+    InstallAdmission(
+        *impl->access,
+        {impl->pods.get(), impl->nodes.get(), impl->leases.get(), impl->roles.get(),
+         impl->cluster_roles.get(), impl->role_bindings.get(), impl->cluster_role_bindings.get(),
+         impl->services.get(), impl->endpoints.get(), impl->events.get()});
     // upstream's rbac/bootstrap-roles post-start hook, done before serving: no request is
     // ever authorized against a half-written default policy.
     SVC_RETURN_IF_ERROR(impl->access->ReconcileBootstrapPolicy());
