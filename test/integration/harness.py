@@ -315,6 +315,28 @@ class Server:
         return client.ApiClient(cfg)
 
 
+def bare_kubeconfig(srv, directory):
+    """Writes, in `directory`, the server's CA (from its kubeconfig) and a kubeconfig with that
+    cluster and no credentials, so that each kubectl call brings its own (--token, client
+    certificate). Returns (ca_path, kubeconfig_path)."""
+    import yaml
+    with open(srv.kubeconfig) as f:
+        cluster = yaml.safe_load(f)["clusters"][0]["cluster"]
+    ca = os.path.join(directory, "server-ca.crt")
+    with open(ca, "wb") as f:
+        f.write(base64.b64decode(cluster["certificate-authority-data"]))
+    path = os.path.join(directory, "bare.kubeconfig")
+    with open(path, "w") as f:
+        yaml.safe_dump({
+            "apiVersion": "v1", "kind": "Config",
+            "clusters": [{"name": "c", "cluster": {
+                "server": cluster["server"], "certificate-authority": ca}}],
+            "users": [{"name": "u", "user": {}}],
+            "contexts": [{"name": "x", "context": {"cluster": "c", "user": "u"}}],
+            "current-context": "x"}, f)
+    return ca, path
+
+
 def raw_request(api, method, path, body=None, accept="application/json", content_type=None,
                 stream=False):
     """A request through the Python client's connection pool and credentials, with the body and

@@ -9,7 +9,6 @@ test CA (test_authn.py's helpers): n1 and n2 (CN=system:node:<n>, O=system:nodes
 the group. A refused write must leave the stored object as it was.
 """
 
-import base64
 import http.client
 import json
 import os
@@ -20,7 +19,6 @@ import tempfile
 import time
 import unittest
 
-import yaml
 from cryptography.hazmat.primitives import serialization
 
 import harness
@@ -78,21 +76,8 @@ class AdmissionRbacTest(unittest.TestCase):
             cls.srv.cleanup()
             shutil.rmtree(d, ignore_errors=True)
             raise
-        with open(cls.srv.kubeconfig) as f:
-            kc = yaml.safe_load(f)
-        cluster = kc["clusters"][0]["cluster"]
-        cls.server_ca = os.path.join(d, "server-ca.crt")
-        with open(cls.server_ca, "wb") as f:
-            f.write(base64.b64decode(cluster["certificate-authority-data"]))
-        cls.bare_kubeconfig = os.path.join(d, "bare.kubeconfig")
-        with open(cls.bare_kubeconfig, "w") as f:
-            yaml.safe_dump({
-                "apiVersion": "v1", "kind": "Config",
-                "clusters": [{"name": "c", "cluster": {
-                    "server": cluster["server"], "certificate-authority": cls.server_ca}}],
-                "users": [{"name": "u", "user": {}}],
-                "contexts": [{"name": "x", "context": {"cluster": "c", "user": "u"}}],
-                "current-context": "x"}, f)
+        # A kubeconfig with no credentials: each test adds its own on the command line.
+        cls.server_ca, cls.bare_kubeconfig = harness.bare_kubeconfig(cls.srv, d)
 
     @classmethod
     def seed(cls):

@@ -11,7 +11,6 @@ subject; here, who the server thinks the caller is shows through SelfSubjectRevi
 whoami`).
 """
 
-import base64
 import datetime
 import hashlib
 import http.client
@@ -23,7 +22,6 @@ import subprocess
 import tempfile
 import unittest
 
-import yaml
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
@@ -186,22 +184,8 @@ class AuthnTest(unittest.TestCase):
             cls.srv.cleanup()
             shutil.rmtree(d, ignore_errors=True)
             raise
-        with open(cls.srv.kubeconfig) as f:
-            kc = yaml.safe_load(f)
-        cluster = kc["clusters"][0]["cluster"]
-        cls.server_ca = os.path.join(d, "server-ca.crt")
-        with open(cls.server_ca, "wb") as f:
-            f.write(base64.b64decode(cluster["certificate-authority-data"]))
         # A kubeconfig with no credentials: each test adds its own on the command line.
-        cls.bare_kubeconfig = os.path.join(d, "bare.kubeconfig")
-        with open(cls.bare_kubeconfig, "w") as f:
-            yaml.safe_dump({
-                "apiVersion": "v1", "kind": "Config",
-                "clusters": [{"name": "c", "cluster": {
-                    "server": cluster["server"], "certificate-authority": cls.server_ca}}],
-                "users": [{"name": "u", "user": {}}],
-                "contexts": [{"name": "x", "context": {"cluster": "c", "user": "u"}}],
-                "current-context": "x"}, f)
+        cls.server_ca, cls.bare_kubeconfig = harness.bare_kubeconfig(cls.srv, d)
 
     @classmethod
     def tearDownClass(cls):

@@ -9,7 +9,6 @@ from the server's watch, so the first request after a new binding retries for a 
 against kube-apiserver, whose RBAC informer also lags its writes).
 """
 
-import base64
 import http.client
 import json
 import os
@@ -20,7 +19,6 @@ import tempfile
 import time
 import unittest
 
-import yaml
 
 import harness
 
@@ -53,21 +51,8 @@ class AuthzTest(unittest.TestCase):
             cls.srv.cleanup()
             shutil.rmtree(cls.dir, ignore_errors=True)
             raise
-        with open(cls.srv.kubeconfig) as f:
-            kc = yaml.safe_load(f)
-        cluster = kc["clusters"][0]["cluster"]
-        cls.server_ca = os.path.join(cls.dir, "server-ca.crt")
-        with open(cls.server_ca, "wb") as f:
-            f.write(base64.b64decode(cluster["certificate-authority-data"]))
-        cls.bare_kubeconfig = os.path.join(cls.dir, "bare.kubeconfig")
-        with open(cls.bare_kubeconfig, "w") as f:
-            yaml.safe_dump({
-                "apiVersion": "v1", "kind": "Config",
-                "clusters": [{"name": "c", "cluster": {
-                    "server": cluster["server"], "certificate-authority": cls.server_ca}}],
-                "users": [{"name": "u", "user": {}}],
-                "contexts": [{"name": "x", "context": {"cluster": "c", "user": "u"}}],
-                "current-context": "x"}, f)
+        # A kubeconfig with no credentials: each test adds its own on the command line.
+        cls.server_ca, cls.bare_kubeconfig = harness.bare_kubeconfig(cls.srv, cls.dir)
 
     @classmethod
     def tearDownClass(cls):

@@ -273,13 +273,8 @@ class LoopbackClientset final : public client::Clientset {
 
   Status BindPod(std::string_view ns, std::string_view name, std::string_view node,
                  std::string_view uid) override {
-    api::core::v1::Binding b;
-    b.metadata.name = std::string(name);
-    b.metadata.namespace_ = std::string(ns);
-    b.metadata.uid = std::string(uid);
-    b.target.kind = "Node";
-    b.target.name = std::string(node);
-    auto bound = registry::BindPod(*pods_registry_, ns, name, b, {});
+    auto bound = registry::BindPod(*pods_registry_, ns, name,
+                                   api::core::v1::BindingOf(ns, name, node, uid), {});
     return bound.ok() ? Status::Ok() : bound.status();
   }
 

@@ -277,12 +277,7 @@ class IdentityClientset final : public client::Clientset {
 
   Status BindPod(std::string_view ns, std::string_view name, std::string_view node,
                  std::string_view uid) override {
-    api::core::v1::Binding binding;
-    binding.metadata.name = std::string(name);
-    binding.metadata.namespace_ = std::string(ns);
-    binding.metadata.uid = std::string(uid);
-    binding.target.kind = "Node";
-    binding.target.name = std::string(node);
+    const api::core::v1::Binding binding = api::core::v1::BindingOf(ns, name, node, uid);
     return gate_.Run({.method = "POST",
                       .ref = RefOf<api::core::v1::Pod>(ns, name, "binding"),
                       .body = [&binding] { return api::codec::EncodeJson(binding); },

@@ -315,15 +315,10 @@ class RestClientset final : public Clientset {
 
   Status BindPod(std::string_view ns, std::string_view name, std::string_view node,
                  std::string_view uid) override {
-    Binding b;
+    Binding b = api::core::v1::BindingOf(ns, name, node, uid);
     b.kind = "Binding";
     b.api_version = "v1";
-    b.metadata.name = std::string(name);
-    b.metadata.namespace_ = std::string(ns);
-    b.metadata.uid = std::string(uid);
     b.target.api_version = "v1";
-    b.target.kind = "Node";
-    b.target.name = std::string(node);
     // The answer is a Success Status, nothing to decode.
     auto body = rest_.Create(RefFor<Pod>(ns, name, "binding"), api::codec::EncodeJson(b));
     return body.ok() ? Status::Ok() : body.status();

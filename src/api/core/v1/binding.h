@@ -1,6 +1,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "api/meta/types.h"
 
@@ -21,6 +22,19 @@ struct Binding {
   meta::UnknownFields unknown;
   bool operator==(const Binding&) const = default;
 };
+
+// What Clientset::BindPod sends: Pod ns/name onto Node `node`, `uid` (may be empty) as the
+// Pod's precondition.
+inline Binding BindingOf(std::string_view ns, std::string_view name, std::string_view node,
+                         std::string_view uid) {
+  Binding b;
+  b.metadata.name = std::string(name);
+  b.metadata.namespace_ = std::string(ns);
+  b.metadata.uid = std::string(uid);
+  b.target.kind = "Node";
+  b.target.name = std::string(node);
+  return b;
+}
 constexpr auto FieldsOf(Tag<Binding>) {
   using T = Binding;
   return std::make_tuple(F("kind", &T::kind), F("apiVersion", &T::api_version),
