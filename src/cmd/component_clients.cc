@@ -11,9 +11,10 @@ namespace server = apiserver::server;
 ComponentClients::ComponentClients(server::ApiServer& server)
     : server_(server),
       controller_manager_(server.LoopbackAs(server::UserIdentity(
-          "system:kube-controller-manager", {}, "svcplane/in-process kube-controller-manager"))),
-      scheduler_(server.LoopbackAs(server::UserIdentity("system:kube-scheduler", {},
-                                                        "svcplane/in-process kube-scheduler"))) {}
+          "system:kube-controller-manager", {}, "svcplane/in-process kube-controller-manager",
+          "kube-controller-manager"))),
+      scheduler_(server.LoopbackAs(server::UserIdentity(
+          "system:kube-scheduler", {}, "svcplane/in-process kube-scheduler", "kube-scheduler"))) {}
 
 client::Clientset& ComponentClients::Controller(std::string_view name) {
   // svcplane's own controllers (no upstream ServiceAccount, no bootstrap role) run as the

@@ -3,9 +3,12 @@
 #include <thread>
 #include <utility>
 
+#include <boost/json/parse.hpp>
+
 #include "api/selectors/field_labels.h"
 #include "api/selectors/field_selector.h"
 #include "api/selectors/label_selector.h"
+#include "apiserver/registry/apply.h"
 #include "apiserver/registry/binding.h"
 #include "base/check.h"
 
@@ -171,8 +174,7 @@ class LoopbackResourceClient final : public client::ResourceClient<T> {
   }
 
   Result<ObjectPtr<T>> Create(const T& obj, const client::WriteOptions& options) override {
-    auto created = reg_->Create(Ns(obj.metadata.namespace_), obj,
-                                {.dry_run = options.dry_run, .user = options.user});
+    auto created = reg_->Create(Ns(obj.metadata.namespace_), obj, Write(options));
     if (!created.ok()) return created.status();
     return std::move(created->obj);
   }
@@ -192,8 +194,9 @@ class LoopbackResourceClient final : public client::ResourceClient<T> {
                              std::string_view subresource) override {
     auto sub = ToSubresource(subresource, reg_->info());
     if (!sub.ok()) return sub.status();
+    if (type == client::PatchType::kApply) return Apply(ns, name, *sub, body, options);
     auto patched = reg_->Patch(Ns(ns), name, *sub, client::transport::PatchContentType(type), body,
-                               {.dry_run = options.dry_run, .user = options.user});
+                               Write(options));
     if (!patched.ok()) return patched.status();
     return std::move(patched->obj);
   }
@@ -228,10 +231,36 @@ class LoopbackResourceClient final : public client::ResourceClient<T> {
     if (obj.metadata.name.empty()) {
       return BadRequestError("name is required for " + std::string(reg_->info().kind));
     }
-    auto updated = reg_->Update(Ns(obj.metadata.namespace_), obj.metadata.name, sub, obj,
-                                {.dry_run = options.dry_run, .user = options.user});
+    auto updated =
+        reg_->Update(Ns(obj.metadata.namespace_), obj.metadata.name, sub, obj, Write(options));
     if (!updated.ok()) return updated.status();
     return std::move(updated->obj);
+  }
+
+  // Server-side apply of a JSON body (the REST layer also takes YAML).
+  Result<ObjectPtr<T>> Apply(std::string_view ns, std::string_view name, registry::Subresource sub,
+                             std::string_view body, const client::WriteOptions& options) {
+    if (options.field_manager.empty()) {
+      return BadRequestError("fieldManager is required for apply patch");
+    }
+    boost::system::error_code ec;
+    boost::json::value config = boost::json::parse(body, ec);
+    if (ec || !config.is_object()) return BadRequestError("error decoding YAML: not a JSON object");
+    registry::ApplyRequest req{.ns = Ns(ns),
+                               .name = name,
+                               .sub = sub,
+                               .config = &config.as_object(),
+                               .manager = options.field_manager,
+                               .force = options.force.value_or(false)};
+    bool created = false;
+    auto applied = registry::ApplyConfiguration(*reg_, req, Write(options), &created);
+    if (!applied.ok()) return applied.status();
+    return std::move(applied->obj);
+  }
+
+  static registry::WriteOptions Write(const client::WriteOptions& options) {
+    return {
+        .dry_run = options.dry_run, .user = options.user, .field_manager = options.field_manager};
   }
 
   registry::Registry<T>* reg_;

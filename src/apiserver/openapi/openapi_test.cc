@@ -82,6 +82,7 @@ TEST_F(OpenApiTest, EveryKindHasPatchWithFieldValidationAndStrategicMerge) {
     EXPECT_THAT(params, ::testing::IsSupersetOf({"fieldValidation", "fieldManager", "dryRun"}));
     const auto& content = patch.at("requestBody").at("content").as_object();
     EXPECT_TRUE(content.contains("application/strategic-merge-patch+json"));
+    EXPECT_TRUE(content.contains("application/apply-patch+yaml"));
     EXPECT_TRUE(content.contains("application/merge-patch+json"));
     EXPECT_TRUE(content.contains("application/json-patch+json"));
     // The kind's component carries its GVK as a list (how kubectl apply finds it).

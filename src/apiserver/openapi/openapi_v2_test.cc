@@ -229,6 +229,7 @@ TEST(OpenApiV2Proto, PatchOperationsListFieldValidation) {
     EXPECT_THAT(body_schemas,
                 ::testing::ElementsAre("#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.Patch"));
     EXPECT_THAT(All(op, 7), ::testing::Contains("application/strategic-merge-patch+json"));
+    EXPECT_THAT(All(op, 7), ::testing::Contains("application/apply-patch+yaml"));
   }
 }
 

@@ -14,7 +14,7 @@ enum class PatchType {
   kJsonPatch,       // application/json-patch+json (RFC 6902)
   kMergePatch,      // application/merge-patch+json (RFC 7386)
   kStrategicMerge,  // application/strategic-merge-patch+json
-  kApply,           // application/apply-patch+yaml (server-side apply; not supported yet)
+  kApply,           // application/apply-patch+yaml (server-side apply: registry/apply.h)
 };
 
 std::string_view PatchTypeMediaType(PatchType type);
@@ -29,8 +29,9 @@ Result<PatchType> ParsePatchType(std::string_view content_type);
 //
 // Errors: kBadRequest for a body that is not JSON or has the wrong shape; kRequestEntityTooLarge
 // for more than 10000 JSON patch operations; kInvalid when a JSON patch operation or test fails;
-// kUnsupportedMediaType for apply patches (server-side apply is not implemented) and for
-// strategic merge patches on kinds without a strategic schema (as upstream does for CRDs).
+// kInternal for apply patches (the field manager merges those, never this function);
+// kUnsupportedMediaType for strategic merge patches on kinds without a strategic schema (as
+// upstream does for CRDs).
 Result<boost::json::value> ApplyPatch(PatchType type, std::string_view kind,
                                       const boost::json::value& current,
                                       std::string_view patch_body);

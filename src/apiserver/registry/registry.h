@@ -13,8 +13,11 @@
 #include <type_traits>
 #include <utility>
 
+#include <boost/json/parse.hpp>
+
 #include "api/codec/json.h"
 #include "api/validation/field_errors.h"
+#include "apiserver/fieldmanager/field_manager.h"
 #include "apiserver/registry/errors.h"
 #include "apiserver/registry/kind_traits.h"
 #include "apiserver/registry/object_json.h"
@@ -155,9 +158,11 @@ class Registry {
                                   .path_name = path_name,
                                   .object = &obj}));
     }
+    // Before the strategy, as upstream's create handler: fields the registry sets later
+    // (clusterIP, uid) belong to nobody.
+    if (!wo.managed_fields_preset) TrackManagedFields(obj, nullptr, Subresource::kNone, wo);
     api::validation::PrepareObjectMetaForCreate(obj.metadata);
     api::validation::PrepareForCreate(obj);
-    obj.metadata.rest->managed_fields.clear();
     FinishGuard finish;
     if (hooks_.begin_write) {
       auto fn = hooks_.begin_write(obj, nullptr, wo.dry_run);
@@ -211,6 +216,41 @@ class Registry {
         return MapStoreError<T>(cur.status(), name);
       }
       auto step = UpdateStep(*cur, obj, sub, !user_rv.empty(), wo);
+      if (step.ok() || step.status().code() != kRetry) return step;
+    }
+    return ConflictError(ConflictMessage<T>(name));
+  }
+
+  // A write computed from the stored object, retried on a fresh read after every storage
+  // conflict (server-side apply): `build` gets the current object, or null when there is none,
+  // and returns the object to store. With no current object, a main-resource write creates
+  // (`*created` set); a subresource one is NotFound. The object's resourceVersion, when it
+  // differs from the current one, is a precondition.
+  using BuildFn = std::function<Result<T>(const Object<T>* current)>;
+  Result<Object<T>> UpdateWith(std::string_view ns, std::string_view name, Subresource sub,
+                               const BuildFn& build, const WriteOptions& wo, bool* created) {
+    *created = false;
+    for (int attempt = 0; attempt < kMaxRetries; ++attempt) {
+      auto cur = ctx_.store->Get(Key(ns, name));
+      if (!cur.ok()) {
+        if (cur.status().code() != Code::kNotFound || sub != Subresource::kNone) {
+          return MapStoreError<T>(cur.status(), name);
+        }
+        auto obj = build(nullptr);
+        if (!obj.ok()) return obj.status();
+        auto made = Create(ns, std::move(*obj), wo, name);
+        // Someone created it meanwhile: build again against theirs.
+        if (!made.ok() && made.status().code() == Code::kAlreadyExists) continue;
+        *created = made.ok();
+        return made;
+      }
+      auto current = memo_.Materialize(*cur);
+      if (!current.ok()) return current.status();
+      auto n = build(&*current);
+      if (!n.ok()) return n.status();
+      const bool pinned = !n->metadata.resource_version.empty() &&
+                          n->metadata.resource_version != current->obj->metadata.resource_version;
+      auto step = UpdateStep(*cur, std::move(*n), sub, pinned, wo);
       if (step.ok() || step.status().code() != kRetry) return step;
     }
     return ConflictError(ConflictMessage<T>(name));
@@ -431,6 +471,31 @@ class Registry {
     return st;
   }
 
+  // Records this write in `obj`'s managedFields (spec server-side-apply §2.4): `old_json` is
+  // the stored object, null for a create; `obj` carries the managedFields the request sent.
+  void TrackManagedFields(T& obj, const ObjectJson* old_json, Subresource sub,
+                          const WriteOptions& wo) {
+    const auto* fm = fieldmanager::FieldManager::ForKind(info().kind);
+    if (fm == nullptr) {
+      obj.metadata.rest->managed_fields.clear();
+      return;
+    }
+    fieldmanager::Operation op;
+    op.manager = wo.field_manager.empty() ? std::string(kServerFieldManager) : wo.field_manager;
+    op.subresource = SubresourceName(sub);
+    op.api_version = std::string(info().GroupVersion());
+    op.now_seconds = ctx_.now_micros() / 1000000;
+    boost::json::object live;
+    if (old_json != nullptr) {
+      boost::system::error_code ec;
+      boost::json::value parsed = boost::json::parse(old_json->str(), ec);
+      if (!ec && parsed.is_object()) live = std::move(parsed.as_object());
+    }
+    boost::json::value updated = boost::json::parse(api::codec::EncodeJson(obj));
+    obj.metadata.rest->managed_fields =
+        fm->Update(old_json != nullptr ? &live : nullptr, updated.as_object(), op);
+  }
+
   // One attempt of GuaranteedUpdate against the state `cur`.
   Result<Object<T>> UpdateStep(const storage::KeyValue& cur, T n, Subresource sub, bool pinned,
                                const WriteOptions& wo) {
@@ -446,7 +511,6 @@ class Registry {
     }
     n.metadata.name = old.metadata.name;
     n.metadata.namespace_ = old.metadata.namespace_;
-    n.metadata.rest->managed_fields.clear();
     n.metadata.resource_version = old.metadata.resource_version;
     api::validation::Default(n);
     if (admit_ && wo.user) {
@@ -459,6 +523,7 @@ class Registry {
                                   .object = &n,
                                   .old = &old}));
     }
+    if (!wo.managed_fields_preset) TrackManagedFields(n, &current->json, sub, wo);
     FinishGuard finish;
     finish.dry_run = wo.dry_run;
     api::validation::FieldErrorList errs = PrepareAndValidate(n, old, sub, finish);

@@ -50,6 +50,19 @@ struct ListQuery {
 
 enum class Subresource { kNone, kStatus, kFinalize };
 
+// As a URL and managedFields name it: "", "status", "finalize".
+inline std::string SubresourceName(Subresource sub) {
+  switch (sub) {
+    case Subresource::kStatus:
+      return "status";
+    case Subresource::kFinalize:
+      return "finalize";
+    case Subresource::kNone:
+      break;
+  }
+  return "";
+}
+
 struct WriteOptions {
   bool dry_run = false;
   // PATCH only: called with each patched document (JSON) once it decoded, before it is stored;
@@ -61,7 +74,17 @@ struct WriteOptions {
   // the server's own write (upstream's loopback system:apiserver, in system:masters), which no
   // admission check concerns. Borrowed for the call.
   const api::authentication::v1::UserInfo* user = nullptr;
+  // The managedFields manager of the write (server-side apply's bookkeeping, fieldmanager/):
+  // the request's fieldManager, or the product of its User-Agent. Empty: the server's own write,
+  // recorded as kServerFieldManager.
+  std::string field_manager;
+  // Set by server-side apply, which computes the object's managedFields itself: the registry
+  // stores them as they are instead of recording this write as an Update.
+  bool managed_fields_preset = false;
 };
+
+// The manager of writes the server makes itself (bootstrap, repair, allocation).
+inline constexpr std::string_view kServerFieldManager = "svcplane";
 
 // Conditions the stored object must meet for a write to go ahead (storage.Preconditions).
 struct UpdatePreconditions {

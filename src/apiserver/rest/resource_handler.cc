@@ -1,5 +1,7 @@
 #include "apiserver/rest/resource_handler.h"
 
+#include <boost/json/parse.hpp>
+
 namespace svcplane::apiserver::rest {
 
 http::Response JsonResponse(int status, std::string body, std::string_view content_type) {
@@ -39,6 +41,25 @@ Result<std::string> RequestBodyJson(const http::Request& req) {
                 "the body of the request was in an unknown format - accepted media types "
                 "include: application/json, application/yaml, "
                 "application/vnd.kubernetes.protobuf");
+}
+
+Result<boost::json::object> ApplyBody(std::string_view body) {
+  auto docs = api::codec::YamlToJson(body);
+  if (!docs.ok()) return BadRequestError("error decoding YAML: " + docs.status().message());
+  // Like yaml.Unmarshal, the first document only; none (or null) is an empty object.
+  if (docs->empty()) return boost::json::object();
+  boost::system::error_code ec;
+  boost::json::value v = boost::json::parse(docs->front(), ec);
+  if (ec) return BadRequestError("error decoding YAML: " + ec.message());
+  if (v.is_object()) return std::move(v.as_object());
+  if (v.is_null()) return boost::json::object();
+  // What Go's json.Unmarshal says for a value that is not a map.
+  std::string_view what = v.is_string()  ? "string"
+                          : v.is_array() ? "array"
+                          : v.is_bool()  ? "bool"
+                                         : "number";
+  return BadRequestError(std::string("error decoding YAML: json: cannot unmarshal ") +
+                         std::string(what) + " into Go value of type map[string]interface {}");
 }
 
 bool AcceptsProtobuf(std::string_view accept) {

@@ -20,6 +20,7 @@
 #include "api/validation/field_errors.h"
 #include "apiserver/http/handler.h"
 #include "apiserver/patch/patch.h"
+#include "apiserver/registry/apply.h"
 #include "apiserver/registry/binding.h"
 #include "apiserver/registry/registry.h"
 #include "apiserver/rest/field_validation.h"
@@ -27,6 +28,7 @@
 #include "apiserver/rest/request_info.h"
 #include "apiserver/rest/status_body.h"
 #include "apiserver/rest/watch_hub.h"
+#include "apiserver/rest/write_options.h"
 #include "apiserver/table/accept.h"
 #include "apiserver/table/table.h"
 #include "base/logging.h"
@@ -43,6 +45,9 @@ class Endpoint {
 http::Response JsonResponse(int status, std::string body, std::string_view content_type = {});
 // The body of a create/update as JSON: JSON as is, YAML converted; anything else is 415.
 Result<std::string> RequestBodyJson(const http::Request& req);
+// The body of a server-side apply as a JSON object (YAML, or JSON, which is YAML): anything else
+// is 400 `error decoding YAML: ...` in the words of Go's json.Unmarshal into a map.
+Result<boost::json::object> ApplyBody(std::string_view body);
 // A watch event line: {"type":"ADDED","object":...}\n
 std::string WatchLine(std::string_view type, std::string_view object_json);
 // The same for a stored object, appended to `out` without an intermediate copy.
@@ -452,12 +457,16 @@ class ResourceHandler final : public Endpoint {
     if (!dry.ok()) return dry.status();
     auto fv = ParseFieldValidation(req, "CreateOptions.meta.k8s.io");
     if (!fv.ok()) return fv.status();
+    auto mo = ParseManagerOptions(req, "CreateOptions.meta.k8s.io", std::nullopt);
+    if (!mo.ok()) return mo.status();
     *problems = StrictProblems(*fv);
     auto obj = DecodeBody(req, info, problems);
     if (!obj.ok()) return obj.status();
     std::string name = obj->metadata.name;
     const auto user = UserOf(req);
-    auto created = reg_->Create(info.ns, std::move(*obj), {.dry_run = *dry, .user = Ptr(user)});
+    auto created = reg_->Create(
+        info.ns, std::move(*obj),
+        {.dry_run = *dry, .user = Ptr(user), .field_manager = std::move(mo->field_manager)});
     if (!created.ok()) {
       return http::Reply(ErrorResponse(created.status(), Target(name), WantsProtobuf(req)));
     }
@@ -537,26 +546,37 @@ class ResourceHandler final : public Endpoint {
     if (!dry.ok()) return dry.status();
     auto fv = ParseFieldValidation(req, "UpdateOptions.meta.k8s.io");
     if (!fv.ok()) return fv.status();
+    auto mo = ParseManagerOptions(req, "UpdateOptions.meta.k8s.io", std::nullopt);
+    if (!mo.ok()) return mo.status();
     *problems = StrictProblems(*fv);
     auto obj = DecodeBody(req, info, problems);
     if (!obj.ok()) return obj.status();
     bool created = false;
     const auto user = UserOf(req);
-    auto updated = reg_->Update(info.ns, info.name, Sub(info), std::move(*obj),
-                                {.dry_run = *dry, .user = Ptr(user)}, &created);
+    auto updated = reg_->Update(
+        info.ns, info.name, Sub(info), std::move(*obj),
+        {.dry_run = *dry, .user = Ptr(user), .field_manager = std::move(mo->field_manager)},
+        &created);
     if (!updated.ok()) return updated.status();
     return ObjectReply(req, created ? 201 : 200, *updated);
   }
 
   Result<http::Reply> Patch(const http::Request& req, const RequestInfo& info,
                             StrictProblems* problems) {
+    // 415 before anything else, as upstream's patch handler.
+    auto type = patch::ParsePatchType(req.Header("Content-Type").value_or(""));
+    if (!type.ok()) return type.status();
     auto dry = ParseDryRun(req);
     if (!dry.ok()) return dry.status();
     auto fv = ParseFieldValidation(req, "PatchOptions.meta.k8s.io");
     if (!fv.ok()) return fv.status();
+    auto mo = ParseManagerOptions(req, "PatchOptions.meta.k8s.io", *type);
+    if (!mo.ok()) return mo.status();
     *problems = StrictProblems(*fv);
     const auto user = UserOf(req);
-    registry::WriteOptions wo{.dry_run = *dry, .user = Ptr(user)};
+    registry::WriteOptions wo{
+        .dry_run = *dry, .user = Ptr(user), .field_manager = std::move(mo->field_manager)};
+    if (*type == patch::PatchType::kApply) return Apply(req, info, mo->force, wo, problems);
     bool strict_failed = false;
     wo.check_patched = PatchChecker(req, problems, &strict_failed);
     auto patched = reg_->Patch(info.ns, info.name, Sub(info),
@@ -567,6 +587,37 @@ class ResourceHandler final : public Endpoint {
     }
     if (!patched.ok()) return patched.status();
     return ObjectReply(req, 200, *patched);
+  }
+
+  // PATCH with application/apply-patch+yaml (spec server-side-apply.md §1.4).
+  Result<http::Reply> Apply(const http::Request& req, const RequestInfo& info, bool force,
+                            registry::WriteOptions wo, StrictProblems* problems) {
+    auto config = ApplyBody(req.body);
+    if (!config.ok()) return config.status();
+    // Duplicate keys are all fieldValidation checks for apply: unknown fields always fail.
+    std::vector<std::string> duplicates;
+    if (problems->mode() != FieldValidation::kIgnore) {
+      auto keys = api::codec::YamlDuplicateKeys(req.body);
+      if (!keys.empty()) duplicates.push_back(YamlDuplicateKeysProblem(keys));
+    }
+    wo.check_patched = [problems,
+                        &duplicates](std::string_view) -> Result<std::optional<std::string>> {
+      problems->ClearWarnings();
+      SVC_RETURN_IF_ERROR(problems->Report(duplicates, [](const auto& all) {
+        return BadRequestError("error strict decoding YAML: " + all.front());
+      }));
+      return std::optional<std::string>();
+    };
+    registry::ApplyRequest ar{.ns = info.ns,
+                              .name = info.name,
+                              .sub = Sub(info),
+                              .config = &*config,
+                              .manager = wo.field_manager,
+                              .force = force};
+    bool created = false;
+    auto applied = registry::ApplyConfiguration(*reg_, ar, wo, &created);
+    if (!applied.ok()) return applied.status();
+    return ObjectReply(req, created ? 201 : 200, *applied);
   }
 
   // Upstream's patchers: duplicates in the patch body itself (decoded strictly into a map, or

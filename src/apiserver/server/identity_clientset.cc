@@ -10,6 +10,7 @@
 
 #include "api/codec/json.h"
 #include "apiserver/audit/auditor.h"
+#include "apiserver/fieldmanager/field_manager.h"
 #include "apiserver/registry/registry.h"
 #include "apiserver/rest/status_body.h"
 #include "apiserver/server/access_control.h"
@@ -45,6 +46,7 @@ class Gatekeeper {
   // checks), as upstream admits a component's writes like anyone's.
   client::WriteOptions AsUser(client::WriteOptions o) const {
     o.user = &user_;
+    if (o.field_manager.empty()) o.field_manager = who_.field_manager;
     return o;
   }
   client::DeleteOptions AsUser(client::DeleteOptions o) const {
@@ -310,6 +312,7 @@ ComponentIdentity ServiceAccountIdentity(std::string_view ns, std::string_view n
   who.identity.groups = {"system:serviceaccounts", fmt::format("system:serviceaccounts:{}", ns),
                          "system:authenticated"};
   who.user_agent = fmt::format("svcplane/in-process {}", name);
+  who.field_manager = std::string(name);
   return who;
 }
 
@@ -318,16 +321,19 @@ ComponentIdentity NodeIdentity(std::string_view node_name) {
   who.identity.user = fmt::format("system:node:{}", node_name);
   who.identity.groups = {"system:nodes", "system:authenticated"};
   who.user_agent = "svcplane/in-process node-simulator";
+  who.field_manager = "kubelet";  // upstream's kubelet writes as manager "kubelet"
   return who;
 }
 
 ComponentIdentity UserIdentity(std::string_view user, std::vector<std::string> groups,
-                               std::string_view user_agent) {
+                               std::string_view user_agent, std::string_view field_manager) {
   ComponentIdentity who;
   who.identity.user = std::string(user);
   who.identity.groups = std::move(groups);
   who.identity.groups.push_back("system:authenticated");
   who.user_agent = std::string(user_agent);
+  who.field_manager = field_manager.empty() ? fieldmanager::ManagerFromUserAgent(user_agent)
+                                            : std::string(field_manager);
   return who;
 }
 

@@ -38,6 +38,8 @@ struct LoopbackGate {
 struct ComponentIdentity {
   http::Identity identity;
   std::string user_agent;
+  // The managedFields manager of its writes that name none (WriteOptions::field_manager).
+  std::string field_manager;
 };
 
 // The identity of a ServiceAccount token (kube-controller-manager's
@@ -47,8 +49,9 @@ ComponentIdentity ServiceAccountIdentity(std::string_view ns, std::string_view n
 // A kubelet's: system:node:<name> in system:nodes and system:authenticated.
 ComponentIdentity NodeIdentity(std::string_view node_name);
 // A user's certificate identity (CN = user, O = groups) plus system:authenticated.
+// `field_manager` empty: the product of `user_agent`.
 ComponentIdentity UserIdentity(std::string_view user, std::vector<std::string> groups,
-                               std::string_view user_agent);
+                               std::string_view user_agent, std::string_view field_manager = "");
 
 // `inner` (must outlive the result) acting as `who` through `gate`. A refused call fails with the
 // Forbidden (or BadRequest/Internal) Status the REST client would have received, and changes

@@ -41,6 +41,12 @@ json::object FieldManager() {
                "changes. The value must be less than or 128 characters long, and only contain "
                "printable characters, as defined by https://golang.org/pkg/unicode/#IsPrint.");
 }
+json::object Force() {
+  return Param("force", "query", "boolean",
+               "Force is going to \"force\" Apply requests. It means user will re-acquire "
+               "conflicting fields owned by other people. Force flag must be unset for non-apply "
+               "patch requests.");
+}
 json::object FieldValidation() {
   return Param("fieldValidation", "query", "string",
                "fieldValidation instructs the server on how to handle objects in the request "
@@ -115,10 +121,9 @@ json::object Body(std::string_view schema) {
 }
 
 json::object PatchBody() {
-  // Server-side apply (application/apply-patch+yaml) is not served, so it is not listed.
   json::object content;
   for (auto type : {"application/json-patch+json", "application/merge-patch+json",
-                    "application/strategic-merge-patch+json"}) {
+                    "application/strategic-merge-patch+json", "application/apply-patch+yaml"}) {
     content[type] = json::object{{"schema", RefSchema(kPatchSchema)}};
   }
   return {{"content", std::move(content)}, {"required", true}};
@@ -187,6 +192,9 @@ void AddResourcePaths(const api::ResourceInfo& r, std::string_view schema,
     return ps;
   };
   auto write_params = [] { return json::array{DryRun(), FieldManager(), FieldValidation()}; };
+  auto patch_params = [] {
+    return json::array{DryRun(), FieldManager(), FieldValidation(), Force()};
+  };
 
   // Collection: list, create, deletecollection.
   json::object coll;
@@ -250,7 +258,7 @@ void AddResourcePaths(const api::ResourceInfo& r, std::string_view schema,
   if (Has(r.verbs, "patch")) {
     json::object op = Operation(n, "partially update the specified " + kind,
                                 "patch" + n.prefix + scope + kind, "patch", r);
-    op["parameters"] = write_params();
+    op["parameters"] = patch_params();
     op["requestBody"] = PatchBody();
     op["responses"] =
         Responses({{"200", Response("OK", schema)}, {"201", Response("Created", schema)}});
@@ -286,7 +294,7 @@ void AddResourcePaths(const api::ResourceInfo& r, std::string_view schema,
         json::object op =
             Operation(n, "partially update " + std::string(sub.name) + " of the specified " + kind,
                       "patch" + n.prefix + scope + kind + sub_cap, "patch", r);
-        op["parameters"] = write_params();
+        op["parameters"] = patch_params();
         op["requestBody"] = PatchBody();
         op["responses"] =
             Responses({{"200", Response("OK", schema)}, {"201", Response("Created", schema)}});
