@@ -27,6 +27,7 @@
 
 #include "bench/apiserver/access_compare.h"
 #include "bench/apiserver/pod_creates.h"
+#include "bench/apiserver/ssa_compare.h"
 #include "bench/apiserver/watcher.h"
 #include "bench/common/https_client.h"
 #include "bench/common/server_process.h"
@@ -78,7 +79,29 @@ int Main(int argc, char** argv) {
   app.add_option("--audit-clients", compare.clients,
                  "client counts for --audit-compare (repeatable)")
       ->capture_default_str();
+  SsaCompareOptions ssa;
+  ssa.clients = {64, 8};
+  app.add_option("--ssa-compare", ssa.rounds,
+                 "only compare creates/s (--pods of them per client count) with managedFields "
+                 "tracking against --baseline-server, alternating servers for this many rounds, "
+                 "then time --applies unchanged server-side applies");
+  app.add_option("--baseline-server", ssa.baseline,
+                 "for --ssa-compare: svcplane built from the code before managedFields");
+  app.add_option("--applies", ssa.applies, "for --ssa-compare: unchanged re-applies to time")
+      ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
+  if (ssa.rounds > 0) {
+    signal(SIGPIPE, SIG_IGN);
+    if (ssa.baseline.empty()) {
+      std::fprintf(stderr, "--ssa-compare needs --baseline-server\n");
+      return 2;
+    }
+    ssa.server = server;
+    ssa.server_args = server_args;
+    ssa.pod_json = pod_json;
+    ssa.pods = pods;
+    return SsaCompare(ssa);
+  }
   if (compare.rounds > 0) {
     signal(SIGPIPE, SIG_IGN);
     compare.server = server;
