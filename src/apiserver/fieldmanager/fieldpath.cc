@@ -9,6 +9,7 @@
 #include <boost/json/object.hpp>
 #include <boost/json/parse.hpp>
 
+#include "apiserver/fieldmanager/internal/go_quote.h"
 #include "base/json_string.h"
 
 namespace svcplane::apiserver::fieldmanager {
@@ -181,99 +182,6 @@ std::string GoFormatFloat(double f) {
   return ShortestFloat(f, false);
 }
 
-// Decodes one UTF-8 sequence at s[i]; returns its length, 0 when invalid.
-size_t Utf8Length(std::string_view s, size_t i, uint32_t* rune) {
-  auto c = static_cast<unsigned char>(s[i]);
-  size_t n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
-  if (n == 0 || i + n > s.size()) return 0;
-  uint32_t r = n == 1 ? c : n == 2 ? (c & 0x1F) : n == 3 ? (c & 0x0F) : (c & 0x07);
-  for (size_t k = 1; k < n; ++k) {
-    auto cc = static_cast<unsigned char>(s[i + k]);
-    if ((cc & 0xC0) != 0x80) return 0;
-    r = (r << 6) | (cc & 0x3F);
-  }
-  static constexpr uint32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
-  if (r < kMin[n] || r > 0x10FFFF || (r >= 0xD800 && r <= 0xDFFF)) return 0;
-  *rune = r;
-  return n;
-}
-
-// Go's %q (strconv.Quote), which SMD's value.ToString uses for strings. Printable runes stay as
-// they are; the common non-printable ones (C0/C1 controls, DEL, the Unicode line separators,
-// the BOM and non-ASCII spaces) are escaped the way Go escapes them.
-std::string GoQuote(std::string_view s) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out = "\"";
-  for (size_t i = 0; i < s.size();) {
-    uint32_t r = 0;
-    size_t n = Utf8Length(s, i, &r);
-    if (n == 0) {
-      auto c = static_cast<unsigned char>(s[i]);
-      out += "\\x";
-      out.push_back(kHex[c >> 4]);
-      out.push_back(kHex[c & 0xF]);
-      ++i;
-      continue;
-    }
-    if (n == 1) {
-      char c = s[i];
-      switch (c) {
-        case '"':
-          out += "\\\"";
-          break;
-        case '\\':
-          out += "\\\\";
-          break;
-        case '\a':
-          out += "\\a";
-          break;
-        case '\b':
-          out += "\\b";
-          break;
-        case '\f':
-          out += "\\f";
-          break;
-        case '\n':
-          out += "\\n";
-          break;
-        case '\r':
-          out += "\\r";
-          break;
-        case '\t':
-          out += "\\t";
-          break;
-        case '\v':
-          out += "\\v";
-          break;
-        default:
-          if (r < 0x20 || r == 0x7F) {
-            out += "\\x";
-            out.push_back(kHex[r >> 4]);
-            out.push_back(kHex[r & 0xF]);
-          } else {
-            out.push_back(c);
-          }
-      }
-    } else {
-      bool printable = !(r < 0xA1 || r == 0xAD || r == 0x2028 || r == 0x2029 || r == 0xFEFF ||
-                         (r >= 0x2000 && r <= 0x200F) || r == 0x3000 || r == 0x1680 ||
-                         r == 0x202F || r == 0x205F);
-      if (printable) {
-        out.append(s.substr(i, n));
-      } else if (r < 0x10000) {
-        out += "\\u";
-        for (int shift = 12; shift >= 0; shift -= 4) out.push_back(kHex[(r >> shift) & 0xF]);
-      } else {
-        out += "\\U";
-        for (int shift = 28; shift >= 0; shift -= 4) out.push_back(kHex[(r >> shift) & 0xF]);
-      }
-    }
-    i += n;
-  }
-  out.push_back('"');
-  return out;
-}
-
 // SMD value.ToString: how values print inside conflict paths.
 std::string ValueToString(const json::value& v) {
   switch (v.kind()) {
@@ -288,7 +196,7 @@ std::string ValueToString(const json::value& v) {
     case json::kind::double_:
       return GoFormatFloat(v.get_double());
     case json::kind::string:
-      return GoQuote(v.get_string());
+      return internal::GoQuote(v.get_string());
     case json::kind::array: {
       std::string out = "[";
       bool first = true;
