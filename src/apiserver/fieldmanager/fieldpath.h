@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
 
 #include "base/result.h"
@@ -19,6 +20,10 @@ namespace svcplane::apiserver::fieldmanager {
 
 // One step of a path (fieldpath.PathElement). Exactly one of the alternatives is meaningful,
 // selected by `kind`. The enum order is the canonical order of kinds: f < k < v < i.
+// Values (key fields, set items) compare as SMD's value.Compare: numbers by numeric value
+// whatever their JSON representation (int64 80 equals double 80.0), so never compare them with
+// boost's operator==. Parsed FieldsV1 keeps integer literals as int64 (upstream reads float64;
+// the bytes written back and the conflict texts are the same for every value our kinds hold).
 struct PathElement {
   enum class Kind : uint8_t { kField, kKey, kValue, kIndex };
   Kind kind = Kind::kField;
@@ -74,8 +79,16 @@ class Set {
   Set RecursiveDifference(const Set& other) const;
   Set Intersection(const Set& other) const;
 
-  // The member paths in canonical order.
+  // Only the leaf members: members that are not also prefixes of other members (SMD Leaves).
+  Set Leaves() const;
+  // The paths below `pe`, with `pe` removed (SMD WithPrefix); empty when nothing is below it.
+  Set WithPrefix(const PathElement& pe) const;
+
+  // The member paths, as SMD iterates them: this level's members in canonical order, then the
+  // children's members, child by child in canonical order.
   void Iterate(const std::function<void(const Path&)>& fn) const;
+  // One PathString per line in Iterate order (SMD Set.String), for logs and test failures.
+  std::string String() const;
 
   // Direct access for schema walks.
   const std::vector<PathElement>& members() const { return members_; }
@@ -87,13 +100,17 @@ class Set {
   // Canonical compact FieldsV1 JSON (§2.2): "." first, then elements in canonical order; an
   // empty set is "{}".
   std::string ToFieldsV1() const;
-  // Parses FieldsV1 JSON; unknown key prefixes are skipped, malformed k:/v:/i: payloads and
-  // non-object values are errors (kBadRequest-free: callers decide the code).
+  // Parses FieldsV1 JSON; unknown key prefixes are skipped, malformed k:/v:/i: payloads, keys
+  // shorter than two bytes or without the ':' and values other than objects and null are
+  // errors (code kBadRequest; callers that need another code rewrap the message). Duplicate
+  // entries merge, and any order is accepted, so the result is canonical.
   static Result<Set> FromFieldsV1(std::string_view json);
 
   friend bool operator==(const Set& a, const Set& b) = default;
 
  private:
+  static Status ReadFieldsV1(const boost::json::object& obj, Set* out, bool* is_member);
+
   std::vector<PathElement> members_;                   // sorted, unique
   std::vector<std::pair<PathElement, Set>> children_;  // sorted by element, unique, non-empty
 };

@@ -302,7 +302,13 @@ Tables Build() {
   f(kCore, "PodStatus", "podIPs",
     MapList("podIPs holds the IP addresses allocated to the pod.", "ip", {"ip"}));
   f(kCore, "PodStatus", "hostIPs",
-    MapList("hostIPs holds the IP addresses allocated to the host.", "ip", {"ip"}));
+    // +patchStrategy=merge +patchMergeKey=ip, but +listType=atomic wins (spec §3).
+    FieldInfo{"hostIPs holds the IP addresses allocated to the host.",
+              "ip",
+              "merge",
+              "atomic",
+              {},
+              false});
   f(kCore, "PodStatus", "containerStatuses",
     Atomic("The list has one entry per container in the manifest."));
   f(kCore, "PodStatus", "initContainerStatuses",

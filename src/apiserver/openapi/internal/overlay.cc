@@ -49,10 +49,24 @@ constexpr std::string_view kOverlay = R"json({
    "automountServiceAccountToken": "b", "hostPID": "b", "hostIPC": "b", "hostUsers": "b",
    "shareProcessNamespace": "b", "priorityClassName": "s", "runtimeClassName": "s",
    "overhead": {"map": "@io.k8s.apimachinery.pkg.api.resource.Quantity"},
-   "os": {"props": {"name": "s"}}
+   "os": {"props": {"name": "s"}},
+   "schedulingGates": {"list": "@PodSchedulingGate", "mk": "name", "keys": ["name"],
+                       "d": "SchedulingGates is an opaque list of values that if specified will block scheduling the pod."},
+   "resourceClaims": {"list": "@PodResourceClaim", "mk": "name", "keys": ["name"],
+                      "strategy": "merge,retainKeys",
+                      "d": "ResourceClaims defines which ResourceClaims must be allocated and reserved before the Pod is allowed to start."}
+  },
+  "PodStatus": {
+   "resourceClaimStatuses": {"list": "@PodResourceClaimStatus", "mk": "name", "keys": ["name"],
+                             "strategy": "merge,retainKeys",
+                             "d": "Status of resource claims."}
   }
  },
  "components": {
+  "PodSchedulingGate": {"props": {"name": "s"}, "req": ["name"]},
+  "PodResourceClaim": {"props": {"name": "s", "resourceClaimName": "s",
+                                 "resourceClaimTemplateName": "s"}, "req": ["name"]},
+  "PodResourceClaimStatus": {"props": {"name": "s", "resourceClaimName": "s"}, "req": ["name"]},
   "EnvVar": {"props": {"name": "s", "value": "s", "valueFrom": "@EnvVarSource"}, "req": ["name"]},
   "EnvVarSource": {"props": {"fieldRef": "@ObjectFieldSelector",
                              "resourceFieldRef": "@ResourceFieldSelector",
