@@ -529,3 +529,57 @@ TEST(ManagerFromUserAgent, PrefixBeforeSlash) {
 
 }  // namespace
 }  // namespace svcplane::apiserver::fieldmanager
+
+namespace svcplane::apiserver::fieldmanager {
+namespace {
+
+// Scenarios 19 and 20: apply to pods/status owns only status (spec is reset there), and
+// conflicts with the kubelet's status Update name its subresource.
+TEST(FieldManagerStatus, Scenarios19And20ApplyToPodStatus) {
+  const FieldManager* fm = FieldManager::ForKind("Pod");
+  ASSERT_NE(fm, nullptr);
+  json::object live = Obj(
+      R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","namespace":"default","uid":"u","resourceVersion":"3"},"spec":{"containers":[{"name":"c","image":"nginx"}]},"status":{"phase":"Running","conditions":[{"type":"Ready","status":"True"}]}})");
+  std::vector<api::meta::RawJson> created = fm->Update(nullptr, live, Op("kubectl-create", kT0));
+  json::array mf;
+  for (const auto& e : created) mf.push_back(json::parse(e.text));
+  live["metadata"].as_object()["managedFields"] = mf;
+  // The kubelet sets the Ready condition through the status subresource.
+  json::object kubelet = live;
+  kubelet["status"].as_object()["conditions"] =
+      json::parse(R"([{"type":"Ready","status":"False"}])");
+  std::vector<api::meta::RawJson> entries =
+      fm->Update(&live, kubelet, Op("kubelet", kT0 + 1, "status"));
+  mf.clear();
+  for (const auto& e : entries) mf.push_back(json::parse(e.text));
+  kubelet["metadata"].as_object()["managedFields"] = mf;
+  live = kubelet;
+
+  Result<json::object> r = fm->Apply(
+      &live,
+      Obj(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"nodeName":"x"},"status":{"conditions":[{"type":"Example","status":"True"}]}})"),
+      Op("ctl", kT0 + 2, "status"), false);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  bool found = false;
+  for (const auto& e : r->at("metadata").at("managedFields").as_array()) {
+    if (e.at("manager") != "ctl") continue;
+    found = true;
+    EXPECT_EQ(e.at("subresource"), "status");
+    EXPECT_EQ(
+        json::serialize(e.at("fieldsV1")),
+        R"({"f:status":{"f:conditions":{"k:{\"type\":\"Example\"}":{".":{},"f:status":{},"f:type":{}}}}})");
+  }
+  EXPECT_TRUE(found);
+
+  r = fm->Apply(
+      &live,
+      Obj(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"status":{"conditions":[{"type":"Ready","status":"True"}]}})"),
+      Op("ctl", kT0 + 3, "status"), false);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(
+      r.status().message(),
+      R"(Apply failed with 1 conflict: conflict with "kubelet" with subresource "status" using v1: .status.conditions[type="Ready"].status)");
+}
+
+}  // namespace
+}  // namespace svcplane::apiserver::fieldmanager
