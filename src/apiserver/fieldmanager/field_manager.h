@@ -36,17 +36,24 @@ class FieldManager {
   static const FieldManager* ForKind(std::string_view kind);
 
   // §2.4 Update (POST, PUT, non-apply PATCH): the managedFields to store with `updated`.
-  // `live` is null for a create. `updated` is the new object as JSON after patching, decoding
-  // and defaulting, carrying the managedFields the request sent (reset rules of §2.4 step 1).
-  // Never fails (upstream UpdateNoErrors): on an internal error it logs and returns no entries.
+  // `live` is null for a create (diffed against the kind's zero object). `updated` is the new
+  // object as JSON after patching, decoding and defaulting, carrying the managedFields the
+  // request sent (reset rules of §2.4 step 1: `[]`/`[{}]` reset, a valid list is taken as
+  // written, anything else keeps live's; a subresource always keeps live's). An existing
+  // object without entries stays untracked (empty result). When live and updated differ only
+  // in stripped metadata, live's entries come back byte for byte without parsing a set. Runs
+  // the Update cap (§2.8). Never fails; an empty result means "store no managedFields".
   std::vector<api::meta::RawJson> Update(const boost::json::object* live,
                                          const boost::json::object& updated,
                                          const Operation& op) const;
 
-  // §2.6 Apply: the merged object (not yet defaulted) with its new managedFields, or the
-  // Status to answer: 400 (wrong GVK, managedFields in the body), 409 (conflicts, §1.6, after
-  // the kubectl last-applied allowance of §4.2), 500 (schema errors, §1.5, no reason).
-  // `live` is null for a create-on-apply.
+  // §2.6 Apply: the merged object (not yet defaulted, status/spec not yet reset by the
+  // strategy) with its new metadata.managedFields (absent when empty), or the Status to answer:
+  // 400 (wrong GVK, managedFields in the body), 409 (conflicts, §1.6, after the kubectl
+  // last-applied allowance of §4.2; render it with an empty StatusTarget so that details hold
+  // only the causes), 500 (schema errors §1.5, "failed to decode managed fields", merge
+  // errors: upstream sends these without a reason). `live` is null for a create-on-apply.
+  // When nothing but managedFields changed, the object returned equals live apart from them.
   Result<boost::json::object> Apply(const boost::json::object* live,
                                     const boost::json::object& config, const Operation& op,
                                     bool force) const;

@@ -122,55 +122,6 @@ void AppendJsonFloat(std::string& out, double f) {
   out += s;
 }
 
-// A value as jsoniter (ConfigCompatibleWithStandardLibrary) writes the decoded interface{}:
-// compact, map keys sorted, HTML-escaped strings.
-void AppendJsonValue(std::string& out, const json::value& v) {
-  switch (v.kind()) {
-    case json::kind::null:
-      out += "null";
-      break;
-    case json::kind::bool_:
-      out += v.get_bool() ? "true" : "false";
-      break;
-    case json::kind::int64:
-      out += std::to_string(v.get_int64());
-      break;
-    case json::kind::uint64:
-      out += std::to_string(v.get_uint64());
-      break;
-    case json::kind::double_:
-      AppendJsonFloat(out, v.get_double());
-      break;
-    case json::kind::string:
-      AppendJsonString(out, v.get_string());
-      break;
-    case json::kind::array: {
-      out.push_back('[');
-      bool first = true;
-      for (const auto& item : v.get_array()) {
-        if (!first) out.push_back(',');
-        first = false;
-        AppendJsonValue(out, item);
-      }
-      out.push_back(']');
-      break;
-    }
-    case json::kind::object: {
-      out.push_back('{');
-      bool first = true;
-      for (const auto* kv : SortedEntries(v.get_object())) {
-        if (!first) out.push_back(',');
-        first = false;
-        AppendJsonString(out, kv->key());
-        out.push_back(':');
-        AppendJsonValue(out, kv->value());
-      }
-      out.push_back('}');
-      break;
-    }
-  }
-}
-
 // Go's strconv.FormatFloat(f, 'g', -1, 64), which fmt's %v prints: %e when the exponent is
 // below -4 or at least 6 (the threshold for the shortest form), %f otherwise.
 std::string GoFormatFloat(double f) {
@@ -334,6 +285,64 @@ std::vector<PathElement> SubtractElements(const std::vector<PathElement>& a,
 
 }  // namespace
 
+namespace internal {
+
+// A value as jsoniter (ConfigCompatibleWithStandardLibrary) writes the decoded interface{}:
+// compact, map keys sorted, HTML-escaped strings.
+void AppendGoJson(std::string& out, const json::value& v, bool sort_keys) {
+  switch (v.kind()) {
+    case json::kind::null:
+      out += "null";
+      break;
+    case json::kind::bool_:
+      out += v.get_bool() ? "true" : "false";
+      break;
+    case json::kind::int64:
+      out += std::to_string(v.get_int64());
+      break;
+    case json::kind::uint64:
+      out += std::to_string(v.get_uint64());
+      break;
+    case json::kind::double_:
+      AppendJsonFloat(out, v.get_double());
+      break;
+    case json::kind::string:
+      AppendJsonString(out, v.get_string());
+      break;
+    case json::kind::array: {
+      out.push_back('[');
+      bool first = true;
+      for (const auto& item : v.get_array()) {
+        if (!first) out.push_back(',');
+        first = false;
+        AppendGoJson(out, item, sort_keys);
+      }
+      out.push_back(']');
+      break;
+    }
+    case json::kind::object: {
+      out.push_back('{');
+      bool first = true;
+      auto append = [&](const json::key_value_pair& kv) {
+        if (!first) out.push_back(',');
+        first = false;
+        AppendJsonString(out, kv.key());
+        out.push_back(':');
+        AppendGoJson(out, kv.value(), sort_keys);
+      };
+      if (sort_keys) {
+        for (const auto* kv : SortedEntries(v.get_object())) append(*kv);
+      } else {
+        for (const auto& kv : v.get_object()) append(kv);
+      }
+      out.push_back('}');
+      break;
+    }
+  }
+}
+
+}  // namespace internal
+
 PathElement PathElement::Field(std::string name) {
   PathElement pe;
   pe.kind = Kind::kField;
@@ -393,14 +402,14 @@ std::string PathElement::FieldsV1Key() const {
         if (i > 0) out.push_back(',');
         AppendJsonString(out, key[i].first);
         out.push_back(':');
-        AppendJsonValue(out, key[i].second);
+        internal::AppendGoJson(out, key[i].second);
       }
       out.push_back('}');
       return out;
     }
     case Kind::kValue: {
       std::string out = "v:";
-      AppendJsonValue(out, value);
+      internal::AppendGoJson(out, value);
       return out;
     }
     case Kind::kIndex:

@@ -285,6 +285,22 @@ void CapUpdateManagers(ManagedFieldsList& list, size_t max_updaters) {
   }
 }
 
+bool EntriesEqualIgnoringTime(const std::vector<api::meta::RawJson>& a,
+                              const std::vector<api::meta::RawJson>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i].text == b[i].text) continue;
+    boost::system::error_code ea, eb;
+    json::value va = json::parse(a[i].text, ea);
+    json::value vb = json::parse(b[i].text, eb);
+    if (ea || eb || !va.is_object() || !vb.is_object()) return false;
+    va.get_object().erase("time");
+    vb.get_object().erase("time");
+    if (va != vb) return false;
+  }
+  return true;
+}
+
 std::string PrintManager(std::string_view identifier) {
   boost::system::error_code ec;
   json::value v = json::parse(identifier, ec);

@@ -80,6 +80,13 @@ boost::json::array EncodeManagedFieldsJson(ManagedFieldsList list);
 // merges the oldest into one `ancient-changes` bucket per apiVersion.
 void CapUpdateManagers(ManagedFieldsList& list, size_t max_updaters = kMaxUpdateManagers);
 
+// The first half of upstream's IgnoreManagedFieldsTimestampsTransformer (§2.9): the two lists
+// have the same length and their entries are pairwise equal once `time` is ignored. When that
+// holds and the objects are otherwise equal, the write should keep the old entries so that it
+// stays a byte-identical no-op.
+bool EntriesEqualIgnoringTime(const std::vector<api::meta::RawJson>& a,
+                              const std::vector<api::meta::RawJson>& b);
+
 // One path of an apply that another manager owns.
 struct Conflict {
   std::string manager_identifier;  // ManagedFieldsEntry::Identifier()

@@ -206,6 +206,20 @@ TEST(CapUpdateManagers, BucketsPerApiVersionAndAnExistingBucketAbsorbs) {
   EXPECT_EQ(v2->fields.ToFieldsV1(), R"({"f:l1":{},"f:l3":{}})");
 }
 
+TEST(EntriesEqualIgnoringTime, OnlyTimesDiffer) {
+  auto raw = [](std::optional<int64_t> t, std::string_view fields) {
+    return Entry("holder", kOperationUpdate, "v1", t, fields).ToJson();
+  };
+  EXPECT_TRUE(EntriesEqualIgnoringTime(Raw({raw(kT0, R"({"f:a":{}})")}),
+                                       Raw({raw(kT0 + 2, R"({"f:a":{}})")})));
+  EXPECT_TRUE(EntriesEqualIgnoringTime(Raw({raw(std::nullopt, R"({"f:a":{}})")}),
+                                       Raw({raw(kT0, R"({"f:a":{}})")})));
+  EXPECT_FALSE(
+      EntriesEqualIgnoringTime(Raw({raw(kT0, R"({"f:a":{}})")}), Raw({raw(kT0, R"({"f:b":{}})")})));
+  EXPECT_FALSE(EntriesEqualIgnoringTime(Raw({raw(kT0, R"({"f:a":{}})")}), Raw({})));
+  EXPECT_TRUE(EntriesEqualIgnoringTime(Raw({}), Raw({})));
+}
+
 TEST(PrintManager, SpecForms) {
   EXPECT_EQ(PrintManager(R"({"manager":"kubectl","operation":"Apply"})"), R"("kubectl")");
   EXPECT_EQ(PrintManager(R"({"manager":"kubectl-edit","operation":"Update","apiVersion":"v1"})"),

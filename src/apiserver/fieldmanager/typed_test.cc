@@ -148,6 +148,34 @@ TEST(ToFieldSetTest, TypeMismatch) {
   EXPECT_EQ(errors.size(), 2u);
 }
 
+TEST(ToFieldSetTest, StatusConditionsAreKeyedByType) {
+  // Scenario 19's body (the reset filter that drops spec on /status is the field manager's).
+  EXPECT_EQ(ApplySet("Pod", R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},)"
+                            R"("spec":{"nodeName":"x"},"status":{"conditions":[)"
+                            R"({"type":"Example","status":"True"}]}})"),
+            R"({"f:spec":{"f:nodeName":{}},"f:status":{"f:conditions":{)"
+            R"("k:{\"type\":\"Example\"}":{".":{},"f:status":{},"f:type":{}}}}})");
+}
+
+TEST(TypedTest, BadShapesNeverCrash) {
+  const TypeSchema& s = Schema("Service");
+  EXPECT_EQ(ApplyError("Service", R"("hello")"), "expected map, got &{hello}");
+  EXPECT_EQ(ApplyError("Service", R"({"spec":[1]})"), ".spec: expected map, got &{[1]}");
+  json::value odd = json::parse(R"({"spec":"x","metadata":{"labels":[1,{"a":null}]}})");
+  json::value good = json::parse(kWebApply);
+  EXPECT_FALSE(Compare(s, odd, good).IsSame());
+  EXPECT_FALSE(Compare(s, good, odd).IsSame());
+  EXPECT_FALSE(Compare(s, json::value("x"), good).IsSame());
+  EXPECT_TRUE(Merge(s, odd, good).ok());
+  EXPECT_TRUE(Merge(s, good, odd).ok());
+  Set all;
+  all.Insert({PathElement::Field("spec"), PathElement::Field("ports"),
+              PathElement::Key({{"port", 80}, {"protocol", "TCP"}}), PathElement::Field("name")});
+  all.Insert(
+      {PathElement::Field("metadata"), PathElement::Field("labels"), PathElement::Field("x")});
+  EXPECT_TRUE(RemoveItems(s, odd, all).is_object());
+}
+
 constexpr std::string_view kWebCreated =
     R"({"apiVersion":"v1","kind":"Service","metadata":{"name":"web","namespace":"default",)"
     R"("labels":{"app":"web"}},"spec":{"ports":[{"name":"http","protocol":"TCP","port":80,)"

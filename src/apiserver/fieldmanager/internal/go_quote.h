@@ -4,6 +4,8 @@
 #include <string>
 #include <string_view>
 
+#include <boost/json/value.hpp>
+
 namespace svcplane::apiserver::fieldmanager::internal {
 
 // Go's %q (strconv.Quote), which upstream uses for strings in conflict paths and manager names.
@@ -17,5 +19,10 @@ bool GoIsPrint(uint32_t r);
 
 // Decodes the UTF-8 sequence at s[i] into *rune; returns its length, or 0 when it is invalid.
 size_t DecodeUtf8(std::string_view s, size_t i, uint32_t* rune);
+
+// Appends `v` as jsoniter's standard-library mode writes the decoded interface{} (Go's
+// encoding/json): compact, map keys sorted, <, > and & escaped, floats in Go's shortest form.
+// With sort_keys false, objects keep their order (for re-emitting JSON that was canonical).
+void AppendGoJson(std::string& out, const boost::json::value& v, bool sort_keys = true);
 
 }  // namespace svcplane::apiserver::fieldmanager::internal
