@@ -313,14 +313,16 @@ class SsaTest(unittest.TestCase):
         self.assertTrue(err["message"].startswith("error decoding YAML: "), err)
         dup = ('{"apiVersion":"v1","kind":"Service","metadata":{"name":"s22",'
                '"labels":{"a":"1","a":"2"}}}')
-        status, err, _ = self.apply("s22", dup, extra="&fieldValidation=Strict")
+        # Another manager: kubectl applying only labels would prune the ports it owns.
+        status, err, _ = self.apply("s22", dup, manager="dup", extra="&fieldValidation=Strict")
         self.assertEqual(status, 400, err)
         self.assertTrue(err["message"].startswith("error strict decoding YAML: "), err)
-        status, obj, headers = self.apply("s22", dup, extra="&fieldValidation=Warn")
+        status, obj, headers = self.apply("s22", dup, manager="dup", extra="&fieldValidation=Warn")
         self.assertEqual(status, 200, obj)
         self.assertEqual(obj["metadata"]["labels"]["a"], "2")
         self.assertIn("299", headers.get("Warning", ""))
-        status, obj, headers = self.apply("s22", dup, extra="&fieldValidation=Ignore")
+        status, obj, headers = self.apply("s22", dup, manager="dup",
+                                          extra="&fieldValidation=Ignore")
         self.assertEqual(status, 200, obj)
         self.assertNotIn("Warning", headers)
         status, err, _ = self.apply("s28", service("s28", **{"metadata.uid": "u1"}))
@@ -504,18 +506,27 @@ class SsaTest(unittest.TestCase):
                       ".spec.ports[port=80,protocol=\"TCP\"].targetPort", p.stderr)
 
     def test_36_python_dynamic_client_server_side_apply(self):
+        # Debian's python3-kubernetes (22.6) sends an apply body only when it is already text
+        # (its rest.py json-encodes only "json" content types), so the manifest goes as YAML,
+        # with the name and namespace the client cannot read from a string.
+        import yaml
         from kubernetes.dynamic import DynamicClient
         dyn = DynamicClient(self.api)
         services = dyn.resources.get(api_version="v1", kind="Service")
-        out = services.server_side_apply(body=service("py36"), field_manager="py",
-                                         force_conflicts=True)
+        out = services.server_side_apply(body=yaml.safe_dump(service("py36")), name="py36",
+                                         namespace=NS, field_manager="py", force_conflicts=True)
         self.assertEqual(out.metadata.name, "py36")
         obj = self.get("py36")
         self.assertEqual(entry(obj, "py")["operation"], "Apply")
         body = service("py36", **{"metadata.labels": {"app": "web", "v": "2"}})
-        services.server_side_apply(body=body, field_manager="py", force_conflicts=False)
+        services.server_side_apply(body=yaml.safe_dump(body), name="py36", namespace=NS,
+                                   field_manager="py", force_conflicts=False)
         self.assertEqual(self.get("py36")["metadata"]["labels"]["v"], "2")
-
+        # Python sends force=True (capitalised): a boolean like any other.
+        status, err, _ = self.request(
+            "PATCH", SVC_PATH + "py36", service("py36", **{"spec.selector": {"app": "x"}}), APPLY,
+            "?fieldManager=other&force=True")
+        self.assertEqual(status, 200, err)
 
 if __name__ == "__main__":
     unittest.main()

@@ -156,6 +156,14 @@ class ResourceHandler final : public Endpoint {
     return user ? &*user : nullptr;
   }
 
+  // Invalid write options name their kind in meta.k8s.io and no object, as upstream's
+  // errors.NewInvalid(schema.GroupKind{Group: "meta.k8s.io", Kind: "PatchOptions"}, "", errs).
+  static http::Reply OptionsError(const http::Request& req, const Status& st,
+                                  std::string_view options_kind) {
+    return http::Reply(ErrorResponse(st, StatusTarget{.group = "meta.k8s.io", .kind = options_kind},
+                                     WantsProtobuf(req)));
+  }
+
   static registry::Subresource Sub(const RequestInfo& info) {
     if (info.subresource == "status") return registry::Subresource::kStatus;
     if (info.subresource == "finalize") return registry::Subresource::kFinalize;
@@ -458,7 +466,7 @@ class ResourceHandler final : public Endpoint {
     auto fv = ParseFieldValidation(req, "CreateOptions.meta.k8s.io");
     if (!fv.ok()) return fv.status();
     auto mo = ParseManagerOptions(req, "CreateOptions.meta.k8s.io", std::nullopt);
-    if (!mo.ok()) return mo.status();
+    if (!mo.ok()) return OptionsError(req, mo.status(), "CreateOptions");
     *problems = StrictProblems(*fv);
     auto obj = DecodeBody(req, info, problems);
     if (!obj.ok()) return obj.status();
@@ -547,7 +555,7 @@ class ResourceHandler final : public Endpoint {
     auto fv = ParseFieldValidation(req, "UpdateOptions.meta.k8s.io");
     if (!fv.ok()) return fv.status();
     auto mo = ParseManagerOptions(req, "UpdateOptions.meta.k8s.io", std::nullopt);
-    if (!mo.ok()) return mo.status();
+    if (!mo.ok()) return OptionsError(req, mo.status(), "UpdateOptions");
     *problems = StrictProblems(*fv);
     auto obj = DecodeBody(req, info, problems);
     if (!obj.ok()) return obj.status();
@@ -571,7 +579,7 @@ class ResourceHandler final : public Endpoint {
     auto fv = ParseFieldValidation(req, "PatchOptions.meta.k8s.io");
     if (!fv.ok()) return fv.status();
     auto mo = ParseManagerOptions(req, "PatchOptions.meta.k8s.io", *type);
-    if (!mo.ok()) return mo.status();
+    if (!mo.ok()) return OptionsError(req, mo.status(), "PatchOptions");
     *problems = StrictProblems(*fv);
     const auto user = UserOf(req);
     registry::WriteOptions wo{
@@ -616,7 +624,15 @@ class ResourceHandler final : public Endpoint {
                               .force = force};
     bool created = false;
     auto applied = registry::ApplyConfiguration(*reg_, ar, wo, &created);
-    if (!applied.ok()) return applied.status();
+    if (!applied.ok()) {
+      // Field manager conflicts carry only their causes, and its plain errors (500) nothing:
+      // upstream builds neither from the request's object.
+      const Status& st = applied.status();
+      if (st.code() == Code::kInternal || (st.code() == Code::kConflict && !st.causes().empty())) {
+        return http::Reply(ErrorResponse(st, StatusTarget{}, WantsProtobuf(req)));
+      }
+      return st;
+    }
     return ObjectReply(req, created ? 201 : 200, *applied);
   }
 

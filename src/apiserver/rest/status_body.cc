@@ -12,8 +12,12 @@ api::meta::StatusObject FailureStatus(const Status& st, const StatusTarget& targ
   body.message = st.message();
   body.reason = std::string(CodeName(st.code()));
   body.code = http::HttpCodeFor(st.code());
-  if (st.code() == Code::kInternal || st.code() == Code::kBadRequest) {
-    body.reason = st.code() == Code::kBadRequest ? "BadRequest" : "InternalError";
+  if (st.code() == Code::kBadRequest) body.reason = "BadRequest";
+  if (st.code() == Code::kInternal) {
+    // apierrors.NewInternalError words its message "Internal error occurred: ..." and has a
+    // reason; any other error reaches upstream's ErrorToAPIStatus as a plain Go error, which
+    // becomes a 500 with no reason at all (e.g. server-side apply's schema errors).
+    body.reason = st.message().starts_with("Internal error occurred: ") ? "InternalError" : "";
   }
   if (!target.name.empty() || !target.resource.empty() || !st.causes().empty()) {
     api::meta::StatusDetails details;

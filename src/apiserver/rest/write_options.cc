@@ -58,7 +58,10 @@ Result<ManagerOptions> ParseManagerOptions(const http::Request& req, std::string
     errs.push_back(v::Required(v::Path("fieldManager"), "is required for apply patch"));
   }
   if (out.field_manager.size() > 128) {
-    errs.push_back(v::TooLong(v::Path("fieldManager"), 128));
+    // 1.33's field.TooLong wording (spec server-side-apply §1.2); the older "must have at
+    // most N bytes" of v::TooLong is what the annotation-size check is specified with.
+    errs.push_back({v::FieldErrorType::kTooLong, v::Path("fieldManager").String(), "",
+                    "may not be more than 128 bytes"});
   } else {
     for (size_t i = 0; i < out.field_manager.size();) {
       const size_t at = i;
