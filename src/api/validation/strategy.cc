@@ -356,4 +356,45 @@ void PrepareForUpdate(rbac::v1::ClusterRoleBinding& binding,
   PrepareObjectMetaForUpdate(binding.metadata, old.metadata);
 }
 
+// ---- apps/v1 (pkg/registry/apps/{deployment,replicaset}/strategy.go)
+
+void PrepareForCreate(apps::v1::Deployment& d) {
+  PrepareObjectMetaForCreate(d.metadata);
+  d.status = apps::v1::DeploymentStatus{};
+  d.metadata.rest->generation = 1;
+}
+
+void PrepareForUpdate(apps::v1::Deployment& d, const apps::v1::Deployment& old) {
+  PrepareObjectMetaForUpdate(d.metadata, old.metadata);
+  d.status = old.status;
+  // Annotations count: `kubectl rollout undo` of old clients wrote the rollback request there.
+  if (d.spec != old.spec || d.metadata.annotations != old.metadata.annotations) {
+    ++d.metadata.rest->generation;
+  }
+}
+
+void PrepareForStatusUpdate(apps::v1::Deployment& d, const apps::v1::Deployment& old) {
+  PrepareObjectMetaForUpdate(d.metadata, old.metadata);
+  d.spec = old.spec;
+  // Annotations stay writable: the controller records the revision with UpdateStatus.
+  d.metadata.labels = old.metadata.labels;
+}
+
+void PrepareForCreate(apps::v1::ReplicaSet& rs) {
+  PrepareObjectMetaForCreate(rs.metadata);
+  rs.status = apps::v1::ReplicaSetStatus{};
+  rs.metadata.rest->generation = 1;
+}
+
+void PrepareForUpdate(apps::v1::ReplicaSet& rs, const apps::v1::ReplicaSet& old) {
+  PrepareObjectMetaForUpdate(rs.metadata, old.metadata);
+  rs.status = old.status;
+  if (rs.spec != old.spec) ++rs.metadata.rest->generation;
+}
+
+void PrepareForStatusUpdate(apps::v1::ReplicaSet& rs, const apps::v1::ReplicaSet& old) {
+  PrepareObjectMetaForUpdate(rs.metadata, old.metadata);
+  rs.spec = old.spec;
+}
+
 }  // namespace svcplane::api::validation

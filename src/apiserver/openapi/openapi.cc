@@ -74,6 +74,14 @@ KindSchemas AddKind(std::string_view kind, SchemaSet* s) {
        [](SchemaSet* s) {
          return KindSchemas{s->Add<api::rbac::v1::RoleBinding>(), s->Add<api::RoleBindingList>()};
        }},
+      {"Deployment",
+       [](SchemaSet* s) {
+         return KindSchemas{s->Add<api::apps::v1::Deployment>(), s->Add<api::DeploymentList>()};
+       }},
+      {"ReplicaSet",
+       [](SchemaSet* s) {
+         return KindSchemas{s->Add<api::apps::v1::ReplicaSet>(), s->Add<api::ReplicaSetList>()};
+       }},
       {"ClusterRoleBinding",
        [](SchemaSet* s) {
          return KindSchemas{s->Add<api::rbac::v1::ClusterRoleBinding>(),

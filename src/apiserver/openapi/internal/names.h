@@ -132,6 +132,22 @@ SVCPLANE_AUTHZ(SelfSubjectRulesReview)
 #undef SVCPLANE_AUTHZ
 #undef SVCPLANE_AUTHN
 
+SVCPLANE_SCHEMA_NAME(api::core::v1::PodTemplateSpec, "io.k8s.api.core.v1.PodTemplateSpec")
+#define SVCPLANE_APPS(T) SVCPLANE_SCHEMA_NAME(api::apps::v1::T, "io.k8s.api.apps.v1." #T)
+SVCPLANE_APPS(RollingUpdateDeployment)
+SVCPLANE_APPS(DeploymentStrategy)
+SVCPLANE_APPS(DeploymentSpec)
+SVCPLANE_APPS(DeploymentCondition)
+SVCPLANE_APPS(DeploymentStatus)
+SVCPLANE_APPS(Deployment)
+SVCPLANE_APPS(ReplicaSetSpec)
+SVCPLANE_APPS(ReplicaSetCondition)
+SVCPLANE_APPS(ReplicaSetStatus)
+SVCPLANE_APPS(ReplicaSet)
+#undef SVCPLANE_APPS
+SVCPLANE_SCHEMA_NAME(api::DeploymentList, "io.k8s.api.apps.v1.DeploymentList")
+SVCPLANE_SCHEMA_NAME(api::ReplicaSetList, "io.k8s.api.apps.v1.ReplicaSetList")
+
 #undef SVCPLANE_DISCOVERY
 #undef SVCPLANE_CORE_LIST
 #undef SVCPLANE_CORE

@@ -263,6 +263,9 @@ void AddResourcePaths(const api::ResourceInfo& r, std::string_view schema,
 
   // Subresources: status (get/put/patch) and namespaces/finalize (put).
   for (const auto& sub : r.subresources) {
+    // A subresource of another kind (apps' scale takes an autoscaling/v1 Scale) would need
+    // that kind's schema, which the document does not carry yet: no path.
+    if (!sub.kind.empty() && sub.kind != r.kind) continue;
     std::string sub_cap(sub.name);
     sub_cap[0] = static_cast<char>(std::toupper(sub_cap[0]));
     json::object sp;
