@@ -228,6 +228,14 @@ class WorkloadsKindsTest(unittest.TestCase):
             p = self.kubectl(v, "create", "deployment", "bad", "--image=nginx", "--replicas=-1",
                              "-n", "val", check=False)
             self.assertNotEqual(p.returncode, 0)
+            self.assertIn('error: failed to create deployment: Deployment.apps "bad" is invalid: '
+                          'spec.replicas: Invalid value: -1: must be greater than or equal to 0',
+                          p.stderr, v)
+            manifest = deployment("bad")
+            manifest["spec"]["replicas"] = -1
+            p = self.kubectl(v, "create", "-n", "val", "-f", "-", input=json.dumps(manifest),
+                             check=False)
+            self.assertNotEqual(p.returncode, 0)
             self.assertIn('The Deployment "bad" is invalid: spec.replicas: Invalid value: -1: '
                           'must be greater than or equal to 0', p.stderr, v)
         # The selector is immutable.
@@ -407,7 +415,7 @@ class WorkloadsKindsTest(unittest.TestCase):
                     spec=client.V1PodSpec(containers=[client.V1Container(name="c",
                                                                          image="nginx")]))))
         apps.create_namespaced_replica_set("py", rs)
-        got = apps.read_namespaced_replica_set("py", "py-rs")
+        got = apps.read_namespaced_replica_set("py-rs", "py")
         self.assertEqual(got.status.replicas, 0)
         self.assertEqual([r.metadata.name for r in apps.list_namespaced_replica_set("py").items],
                          ["py-rs"])

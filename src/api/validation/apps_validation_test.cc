@@ -110,6 +110,22 @@ TEST(AppsStrategyTest, DeploymentGenerationAndStatus) {
   EXPECT_EQ(status.metadata.rest->generation, 1);
 }
 
+// The same template from a protobuf and from a JSON request: unknown fields in another order.
+TEST(AppsStrategyTest, UnknownFieldOrderIsNoSpecChange) {
+  Deployment old = Defaulted(WebDeployment());
+  auto& unknown = old.spec.template_.spec.unknown.items;
+  unknown.push_back({"hostPID", "false"});
+  unknown.push_back({"hostIPC", "false"});
+  Deployment n = old;
+  std::swap(n.spec.template_.spec.unknown.items[0], n.spec.template_.spec.unknown.items[1]);
+  ASSERT_NE(n.spec, old.spec);
+  PrepareForUpdate(n, old);
+  EXPECT_EQ(n.metadata.rest->generation, 1);
+  n.spec.template_.spec.unknown.items[0].second = "true";
+  PrepareForUpdate(n, old);
+  EXPECT_EQ(n.metadata.rest->generation, 2);
+}
+
 TEST(AppsStrategyTest, ReplicaSetGenerationIgnoresAnnotations) {
   ReplicaSet old = WebReplicaSet();
   Default(old);
