@@ -9,7 +9,7 @@ discovery, api-resources, OpenAPI v3, /status and, on etcd, the storage keys are
 """
 
 import json
-import re
+import time
 import unittest
 
 import harness
@@ -452,6 +452,36 @@ class WorkloadsKindsTest(unittest.TestCase):
             self.assertEqual(sorted(rows), ["deployments", "replicasets"], v)
             self.assertEqual(rows["deployments"][1], "deploy")
             self.assertEqual(rows["replicasets"][1], "rs")
+
+    def test_bootstrap_roles_cover_workloads(self):
+        """The default admin/edit/view ClusterRoles (aggregated from the bootstrap policy's
+        system:aggregate-to-* roles) grant the apps resources as upstream's do."""
+        def covered(role, verbs, resources):
+            rules = json.loads(self.raw(
+                "GET", "/apis/rbac.authorization.k8s.io/v1/clusterroles/" + role).data)
+            for res in resources:
+                granted = set()  # upstream splits the verbs over several rules
+                for r in rules.get("rules") or []:
+                    if "apps" in r.get("apiGroups", []) and res in r.get("resources", []):
+                        granted |= set(r.get("verbs", []))
+                if not set(verbs) <= granted:
+                    return False
+            return True
+
+        write = ["create", "delete", "deletecollection", "patch", "update"]
+        read = ["get", "list", "watch"]
+        wanted = (("view", read, ["deployments", "deployments/scale", "deployments/status",
+                                  "replicasets", "replicasets/scale", "replicasets/status"]),
+                  ("edit", write + read, ["deployments", "deployments/scale", "replicasets",
+                                          "replicasets/scale"]),
+                  ("admin", write + read, ["deployments", "replicasets"]))
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            if all(covered(*w) for w in wanted):
+                break
+            time.sleep(0.2)
+        for w in wanted:
+            self.assertTrue(covered(*w), w[0])
 
     def test_get_all_includes_deployments(self):
         r = self.raw("POST", BASE + "/namespaces/val/deployments", deployment("everything"))
