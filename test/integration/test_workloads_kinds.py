@@ -505,6 +505,15 @@ class WorkloadsKindsTest(unittest.TestCase):
         self.assertIn("io.k8s.api.apps.v1.ReplicaSet", schemas)
         self.assertIn("/apis/%s/namespaces/{namespace}/deployments/{name}/status" % GV,
                       doc["paths"])
+        scale = doc["paths"]["/apis/%s/namespaces/{namespace}/deployments/{name}/scale" % GV]
+        self.assertEqual(scale["patch"]["x-kubernetes-group-version-kind"],
+                         {"group": "autoscaling", "kind": "Scale", "version": "v1"})
+        self.assertIn("io.k8s.api.autoscaling.v1.Scale", schemas)
+        v2 = json.loads(self.raw("GET", "/openapi/v2").data)
+        self.assertIn("io.k8s.api.apps.v1.Deployment", v2["definitions"])
+        self.assertEqual(v2["definitions"]["io.k8s.api.apps.v1.Deployment"]
+                         ["x-kubernetes-group-version-kind"],
+                         [{"group": "apps", "kind": "Deployment", "version": "v1"}])
         for v in VERSIONS:
             out = self.kubectl(v, "explain", "deployment.spec.strategy").stdout
             self.assertIn("rollingUpdate", out, v)

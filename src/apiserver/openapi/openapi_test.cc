@@ -207,6 +207,23 @@ TEST_F(OpenApiTest, SchemasAreGeneratedFromTheModel) {
             R"(["items"])");
 }
 
+// apps' scale subresource takes and returns an autoscaling/v1 Scale.
+TEST_F(OpenApiTest, ScaleSubresourceUsesTheScaleKind) {
+  auto doc = Doc("apis/apps/v1");
+  const auto& path =
+      doc.at("paths").at("/apis/apps/v1/namespaces/{namespace}/deployments/{name}/scale");
+  const auto& put = path.at("put").as_object();
+  EXPECT_EQ(put.at("operationId").as_string(), "replaceAppsV1NamespacedDeploymentScale");
+  EXPECT_EQ(json::serialize(put.at("x-kubernetes-group-version-kind")),
+            R"({"group":"autoscaling","version":"v1","kind":"Scale"})");
+  EXPECT_NE(json::serialize(put.at("requestBody")).find("io.k8s.api.autoscaling.v1.Scale"),
+            std::string::npos);
+  EXPECT_EQ(json::serialize(Schema(doc, "io.k8s.api.autoscaling.v1.ScaleStatus").at("required")),
+            R"(["replicas"])");
+  EXPECT_TRUE(doc.at("paths").as_object().contains(
+      "/apis/apps/v1/namespaces/{namespace}/replicasets/{name}/scale"));
+}
+
 TEST_F(OpenApiTest, EveryRefResolves) {
   for (auto path :
        {"api/v1", "apis/discovery.k8s.io/v1", "apis/coordination.k8s.io/v1", "apis/apps/v1"}) {

@@ -542,6 +542,14 @@ Tables Build() {
   f(kApps, "ReplicaSetCondition", "type", Req("Type of replica set condition."));
   f(kApps, "ReplicaSetCondition", "status",
     Req("Status of the condition, one of True, False, Unknown."));
+  ty("io.k8s.api.autoscaling.v1.", "Scale", "Scale represents a scaling request for a resource.");
+  f("io.k8s.api.autoscaling.v1.", "Scale", "metadata", Doc(kMetadataDoc));
+  f("io.k8s.api.autoscaling.v1.", "ScaleSpec", "replicas",
+    Doc("replicas is the desired number of instances for the scaled object."));
+  f("io.k8s.api.autoscaling.v1.", "ScaleStatus", "replicas",
+    Req("replicas is the actual number of observed instances of the scaled object."));
+  f("io.k8s.api.autoscaling.v1.", "ScaleStatus", "selector",
+    Doc("selector is the label query over pods that should match the replicas count."));
   f(kCore, "PodTemplateSpec", "metadata", Doc(kMetadataDoc));
   f(kCore, "PodTemplateSpec", "spec", Doc("Specification of the desired behavior of the pod."));
 

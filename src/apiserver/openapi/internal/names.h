@@ -4,6 +4,7 @@
 
 #include "api/authentication/v1/self_subject_review.h"
 #include "api/authorization/v1/reviews.h"
+#include "api/autoscaling/v1/scale.h"
 #include "api/types.h"
 
 // Upstream OpenAPI component names for every reflected type (components.schemas keys). A type
@@ -147,6 +148,10 @@ SVCPLANE_APPS(ReplicaSet)
 #undef SVCPLANE_APPS
 SVCPLANE_SCHEMA_NAME(api::DeploymentList, "io.k8s.api.apps.v1.DeploymentList")
 SVCPLANE_SCHEMA_NAME(api::ReplicaSetList, "io.k8s.api.apps.v1.ReplicaSetList")
+
+SVCPLANE_SCHEMA_NAME(api::autoscaling::v1::ScaleSpec, "io.k8s.api.autoscaling.v1.ScaleSpec")
+SVCPLANE_SCHEMA_NAME(api::autoscaling::v1::ScaleStatus, "io.k8s.api.autoscaling.v1.ScaleStatus")
+SVCPLANE_SCHEMA_NAME(api::autoscaling::v1::Scale, "io.k8s.api.autoscaling.v1.Scale")
 
 #undef SVCPLANE_DISCOVERY
 #undef SVCPLANE_CORE_LIST
