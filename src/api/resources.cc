@@ -133,6 +133,32 @@ std::vector<ResourceInfo> MakeResources() {
                {},
                {},
                ""});
+  // pkg/registry/apps/{deployment,replicaset}/storage. The scale subresource takes and returns
+  // an autoscaling/v1 Scale.
+  r.push_back({"apps",
+               "v1",
+               "deployments",
+               "deployment",
+               "Deployment",
+               "DeploymentList",
+               true,
+               kAllVerbs,
+               {"deploy"},
+               {"all"},
+               {Sub{"scale", kStatusVerbs, "Scale"}, Sub{"status", kStatusVerbs}},
+               "/registry/deployments"});
+  r.push_back({"apps",
+               "v1",
+               "replicasets",
+               "replicaset",
+               "ReplicaSet",
+               "ReplicaSetList",
+               true,
+               kAllVerbs,
+               {"rs"},
+               {"all"},
+               {Sub{"scale", kStatusVerbs, "Scale"}, Sub{"status", kStatusVerbs}},
+               "/registry/replicasets"});
   r.push_back({"coordination.k8s.io",
                "v1",
                "leases",
@@ -251,8 +277,12 @@ const ResourceInfo* FindResourceByKind(std::string_view kind) {
 }
 
 std::vector<std::string_view> ApiGroups() {
-  return {"authentication.k8s.io", "authorization.k8s.io", "coordination.k8s.io",
-          "discovery.k8s.io", "rbac.authorization.k8s.io"};
+  return {"apps",
+          "authentication.k8s.io",
+          "authorization.k8s.io",
+          "coordination.k8s.io",
+          "discovery.k8s.io",
+          "rbac.authorization.k8s.io"};
 }
 
 }  // namespace svcplane::api

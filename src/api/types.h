@@ -2,6 +2,7 @@
 
 // Every kind svcplane serves, and their List kinds.
 
+#include "api/apps/v1/apps.h"
 #include "api/coordination/v1/lease.h"
 #include "api/core/v1/binding.h"
 #include "api/core/v1/endpoints.h"
@@ -29,5 +30,7 @@ using RoleList = meta::List<rbac::v1::Role>;
 using ClusterRoleList = meta::List<rbac::v1::ClusterRole>;
 using RoleBindingList = meta::List<rbac::v1::RoleBinding>;
 using ClusterRoleBindingList = meta::List<rbac::v1::ClusterRoleBinding>;
+using DeploymentList = meta::List<apps::v1::Deployment>;
+using ReplicaSetList = meta::List<apps::v1::ReplicaSet>;
 
 }  // namespace svcplane::api

@@ -2,6 +2,7 @@
 
 #include "api/authentication/v1/self_subject_review.h"
 #include "api/authorization/v1/reviews.h"
+#include "api/autoscaling/v1/scale.h"
 
 #include "api/codec/internal/json_decode.h"
 #include "api/codec/internal/json_encode.h"
@@ -188,6 +189,7 @@ SVCPLANE_INSTANTIATE(core::v1::Endpoints)
 SVCPLANE_INSTANTIATE(core::v1::Event)
 SVCPLANE_INSTANTIATE(core::v1::Binding)
 SVCPLANE_INSTANTIATE(authentication::v1::SelfSubjectReview)
+SVCPLANE_INSTANTIATE(autoscaling::v1::Scale)
 SVCPLANE_INSTANTIATE(authorization::v1::SelfSubjectAccessReview)
 SVCPLANE_INSTANTIATE(authorization::v1::SelfSubjectRulesReview)
 SVCPLANE_INSTANTIATE(discovery::v1::EndpointSlice)
@@ -196,6 +198,8 @@ SVCPLANE_INSTANTIATE(rbac::v1::Role)
 SVCPLANE_INSTANTIATE(rbac::v1::ClusterRole)
 SVCPLANE_INSTANTIATE(rbac::v1::RoleBinding)
 SVCPLANE_INSTANTIATE(rbac::v1::ClusterRoleBinding)
+SVCPLANE_INSTANTIATE(apps::v1::Deployment)
+SVCPLANE_INSTANTIATE(apps::v1::ReplicaSet)
 SVCPLANE_INSTANTIATE(NamespaceList)
 SVCPLANE_INSTANTIATE(ServiceList)
 SVCPLANE_INSTANTIATE(PodList)
@@ -208,6 +212,8 @@ SVCPLANE_INSTANTIATE(RoleList)
 SVCPLANE_INSTANTIATE(ClusterRoleList)
 SVCPLANE_INSTANTIATE(RoleBindingList)
 SVCPLANE_INSTANTIATE(ClusterRoleBindingList)
+SVCPLANE_INSTANTIATE(DeploymentList)
+SVCPLANE_INSTANTIATE(ReplicaSetList)
 SVCPLANE_INSTANTIATE(meta::StatusObject)
 SVCPLANE_INSTANTIATE(meta::ListMeta)
 SVCPLANE_INSTANTIATE(meta::ObjectMeta)

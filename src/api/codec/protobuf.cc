@@ -2,6 +2,7 @@
 
 #include "api/authentication/v1/self_subject_review.h"
 #include "api/authorization/v1/reviews.h"
+#include "api/autoscaling/v1/scale.h"
 
 #include "api/codec/internal/proto_codec.h"
 
@@ -309,8 +310,11 @@ SVCPLANE_INSTANTIATE_KIND(rbac::v1::Role)
 SVCPLANE_INSTANTIATE_KIND(rbac::v1::ClusterRole)
 SVCPLANE_INSTANTIATE_KIND(rbac::v1::RoleBinding)
 SVCPLANE_INSTANTIATE_KIND(rbac::v1::ClusterRoleBinding)
+SVCPLANE_INSTANTIATE_KIND(apps::v1::Deployment)
+SVCPLANE_INSTANTIATE_KIND(apps::v1::ReplicaSet)
 SVCPLANE_INSTANTIATE(core::v1::Binding)
 SVCPLANE_INSTANTIATE(authentication::v1::SelfSubjectReview)
+SVCPLANE_INSTANTIATE(autoscaling::v1::Scale)
 SVCPLANE_INSTANTIATE(authorization::v1::SelfSubjectAccessReview)
 SVCPLANE_INSTANTIATE(authorization::v1::SelfSubjectRulesReview)
 SVCPLANE_INSTANTIATE(meta::StatusObject)

@@ -84,6 +84,17 @@ struct KindTraits<rbac::v1::ClusterRoleBinding> {
   static constexpr bool kNamespaced = false;
 };
 
+template <>
+struct KindTraits<apps::v1::Deployment> {
+  static constexpr std::string_view kQualifiedKind = "Deployment.apps";
+  static constexpr bool kNamespaced = true;
+};
+template <>
+struct KindTraits<apps::v1::ReplicaSet> {
+  static constexpr std::string_view kQualifiedKind = "ReplicaSet.apps";
+  static constexpr bool kNamespaced = true;
+};
+
 // An allocation step that does nothing (every kind but Service).
 struct NoAllocation {
   template <typename T>

@@ -60,8 +60,9 @@ void DefaultRequestsFromLimits(meta::RawJson& resources) {
   resources.text = out + "}";
 }
 
-void DefaultContainer(core::v1::Container& c, bool host_network) {
-  DefaultRequestsFromLimits(c.rest->resources);
+// `pod_only`: the parts of SetDefaults_Pod (requests from limits) that a template does not get.
+void DefaultContainer(core::v1::Container& c, bool host_network, bool pod_only = true) {
+  if (pod_only) DefaultRequestsFromLimits(c.rest->resources);
   if (c.rest->image_pull_policy.empty())
     c.rest->image_pull_policy = DefaultImagePullPolicy(c.image);
   if (c.rest->termination_message_path.empty())
@@ -166,8 +167,10 @@ void Default(core::v1::Service& svc) {
   }
 }
 
-void Default(core::v1::Pod& pod) {
-  core::v1::PodSpec& spec = pod.spec;
+// SetDefaults_PodSpec plus the container defaults and the serviceAccount conversion: what a Pod
+// and a workload's pod template both get. SetDefaults_Pod adds requests from limits and
+// enableServiceLinks for Pods only.
+void DefaultPodSpec(core::v1::PodSpec& spec, bool pod_only) {
   if (spec.rest->dns_policy.empty()) spec.rest->dns_policy = "ClusterFirst";
   if (spec.rest->restart_policy.empty()) spec.rest->restart_policy = "Always";
   if (!spec.rest->security_context) spec.rest->security_context = meta::RawJson{"{}"};
@@ -175,15 +178,20 @@ void Default(core::v1::Pod& pod) {
     spec.rest->termination_grace_period_seconds = kDefaultTerminationGracePeriodSeconds;
   }
   if (spec.rest->scheduler_name.empty()) spec.rest->scheduler_name = "default-scheduler";
-  if (!spec.rest->enable_service_links) spec.rest->enable_service_links = true;
+  if (pod_only && !spec.rest->enable_service_links) spec.rest->enable_service_links = true;
   // v1 conversion: serviceAccountName falls back to the deprecated serviceAccount, and the
   // deprecated field is always written back as a copy.
   if (spec.rest->service_account_name.empty())
     spec.rest->service_account_name = spec.rest->service_account;
   spec.rest->service_account = spec.rest->service_account_name;
-  for (core::v1::Container& c : spec.containers) DefaultContainer(c, spec.rest->host_network);
+  for (core::v1::Container& c : spec.containers)
+    DefaultContainer(c, spec.rest->host_network, pod_only);
   for (core::v1::Container& c : spec.rest->init_containers)
-    DefaultContainer(c, spec.rest->host_network);
+    DefaultContainer(c, spec.rest->host_network, pod_only);
+}
+
+void Default(core::v1::Pod& pod) {
+  DefaultPodSpec(pod.spec, /*pod_only=*/true);
 
   // v1 -> internal -> v1 round trip of the singular/plural IP fields: the singular one wins when
   // both are set and disagree (older kubelets), and is always written back as plural[0].
@@ -251,5 +259,32 @@ void Default(rbac::v1::ClusterRoleBinding& binding) {
   DefaultSubjects(binding.subjects);
 }
 void Default(core::v1::Event& /*event*/) {}
+
+namespace {
+// pkg/apis/apps/v1/defaults.go; the template gets the pod-spec defaults (identically for both
+// kinds: the Deployment controller finds its ReplicaSet by comparing templates).
+void DefaultTemplate(core::v1::PodTemplateSpec& t) { DefaultPodSpec(t.spec, /*pod_only=*/false); }
+}  // namespace
+
+void Default(apps::v1::Deployment& d) {
+  apps::v1::DeploymentSpec& spec = d.spec;
+  if (!spec.replicas) spec.replicas = 1;
+  if (spec.strategy.type.empty())
+    spec.strategy.type = std::string(apps::v1::kRollingUpdateStrategy);
+  if (spec.strategy.type == apps::v1::kRollingUpdateStrategy) {
+    if (!spec.strategy.rolling_update) spec.strategy.rolling_update.emplace();
+    auto& ru = *spec.strategy.rolling_update;
+    if (!ru.max_unavailable) ru.max_unavailable = meta::IntOrString::FromString("25%");
+    if (!ru.max_surge) ru.max_surge = meta::IntOrString::FromString("25%");
+  }
+  if (!spec.revision_history_limit) spec.revision_history_limit = 10;
+  if (!spec.progress_deadline_seconds) spec.progress_deadline_seconds = 600;
+  DefaultTemplate(spec.template_);
+}
+
+void Default(apps::v1::ReplicaSet& rs) {
+  if (!rs.spec.replicas) rs.spec.replicas = 1;
+  DefaultTemplate(rs.spec.template_);
+}
 
 }  // namespace svcplane::api::validation

@@ -46,6 +46,15 @@ void Default(rbac::v1::ClusterRole& role);
 void Default(rbac::v1::RoleBinding& binding);
 void Default(rbac::v1::ClusterRoleBinding& binding);
 
+// Deployment: replicas 1, strategy RollingUpdate with maxUnavailable/maxSurge "25%",
+// revisionHistoryLimit 10, progressDeadlineSeconds 600; ReplicaSet: replicas 1. Both templates
+// get DefaultPodSpec(pod_only=false).
+void Default(apps::v1::Deployment& deployment);
+void Default(apps::v1::ReplicaSet& rs);
+// SetDefaults_PodSpec and the container defaults; `pod_only` adds what only Pods get
+// (requests from limits, enableServiceLinks).
+void DefaultPodSpec(core::v1::PodSpec& spec, bool pod_only);
+
 // The imagePullPolicy upstream picks for an image reference ("Always" for a :latest or
 // untagged, undigested image, else "IfNotPresent").
 std::string DefaultImagePullPolicy(std::string_view image);

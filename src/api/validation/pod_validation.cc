@@ -136,6 +136,8 @@ FieldErrorList ValidateInitContainers(const PodSpec& spec, const FieldPath& path
   return errs;
 }
 
+}  // namespace
+
 FieldErrorList ValidatePodSpec(const PodSpec& spec, const FieldPath& path) {
   FieldErrorList errs;
   if (!spec.rest->termination_grace_period_seconds) {
@@ -214,6 +216,8 @@ FieldErrorList ValidatePodSpec(const PodSpec& spec, const FieldPath& path) {
   }
   return errs;
 }
+
+namespace {
 
 // validatePodMetadataAndSpec plus validateContainersOnlyForPod.
 FieldErrorList ValidatePodMetadataAndSpec(const Pod& pod) {

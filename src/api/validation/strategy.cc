@@ -6,6 +6,9 @@
 #include <set>
 #include <string_view>
 
+#include <boost/json.hpp>
+
+#include "api/codec/json.h"
 #include "api/validation/internal/raw_json.h"
 
 namespace svcplane::api::validation {
@@ -354,6 +357,65 @@ void PrepareForCreate(rbac::v1::ClusterRoleBinding& binding) {
 void PrepareForUpdate(rbac::v1::ClusterRoleBinding& binding,
                       const rbac::v1::ClusterRoleBinding& old) {
   PrepareObjectMetaForUpdate(binding.metadata, old.metadata);
+}
+
+// ---- apps/v1 (pkg/registry/apps/{deployment,replicaset}/strategy.go)
+
+namespace {
+
+// apiequality.Semantic.DeepEqual of two specs: the same JSON value, member order aside.
+// Struct equality alone is too strict: the fields of a pod template kept as JSON text (unknown
+// fields) come in the protobuf schema's order from a protobuf request and in the client's
+// (kubectl: alphabetical) order from a JSON one, and a generation bump without a change would
+// look like a new rollout to the controllers.
+template <typename T>
+bool SameSpec(const T& a, const T& b) {
+  if (a.spec == b.spec) return true;
+  T x, y;
+  x.spec = a.spec;
+  y.spec = b.spec;
+  return boost::json::parse(codec::EncodeJson(x)) == boost::json::parse(codec::EncodeJson(y));
+}
+
+}  // namespace
+
+void PrepareForCreate(apps::v1::Deployment& d) {
+  PrepareObjectMetaForCreate(d.metadata);
+  d.status = apps::v1::DeploymentStatus{};
+  d.metadata.rest->generation = 1;
+}
+
+void PrepareForUpdate(apps::v1::Deployment& d, const apps::v1::Deployment& old) {
+  PrepareObjectMetaForUpdate(d.metadata, old.metadata);
+  d.status = old.status;
+  // Annotations count: `kubectl rollout undo` of old clients wrote the rollback request there.
+  if (!SameSpec(d, old) || d.metadata.annotations != old.metadata.annotations) {
+    ++d.metadata.rest->generation;
+  }
+}
+
+void PrepareForStatusUpdate(apps::v1::Deployment& d, const apps::v1::Deployment& old) {
+  PrepareObjectMetaForUpdate(d.metadata, old.metadata);
+  d.spec = old.spec;
+  // Annotations stay writable: the controller records the revision with UpdateStatus.
+  d.metadata.labels = old.metadata.labels;
+}
+
+void PrepareForCreate(apps::v1::ReplicaSet& rs) {
+  PrepareObjectMetaForCreate(rs.metadata);
+  rs.status = apps::v1::ReplicaSetStatus{};
+  rs.metadata.rest->generation = 1;
+}
+
+void PrepareForUpdate(apps::v1::ReplicaSet& rs, const apps::v1::ReplicaSet& old) {
+  PrepareObjectMetaForUpdate(rs.metadata, old.metadata);
+  rs.status = old.status;
+  if (!SameSpec(rs, old)) ++rs.metadata.rest->generation;
+}
+
+void PrepareForStatusUpdate(apps::v1::ReplicaSet& rs, const apps::v1::ReplicaSet& old) {
+  PrepareObjectMetaForUpdate(rs.metadata, old.metadata);
+  rs.spec = old.spec;
 }
 
 }  // namespace svcplane::api::validation

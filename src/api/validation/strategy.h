@@ -86,4 +86,14 @@ void PrepareForCreate(rbac::v1::ClusterRoleBinding& binding);
 void PrepareForUpdate(rbac::v1::ClusterRoleBinding& binding,
                       const rbac::v1::ClusterRoleBinding& old);
 
+// Deployment and ReplicaSet: status reset and generation 1 on create; updates keep the old
+// status and bump the generation when the spec (Deployment: or the annotations) changed;
+// /status keeps the old spec (Deployment: and labels).
+void PrepareForCreate(apps::v1::Deployment& deployment);
+void PrepareForUpdate(apps::v1::Deployment& deployment, const apps::v1::Deployment& old);
+void PrepareForStatusUpdate(apps::v1::Deployment& deployment, const apps::v1::Deployment& old);
+void PrepareForCreate(apps::v1::ReplicaSet& rs);
+void PrepareForUpdate(apps::v1::ReplicaSet& rs, const apps::v1::ReplicaSet& old);
+void PrepareForStatusUpdate(apps::v1::ReplicaSet& rs, const apps::v1::ReplicaSet& old);
+
 }  // namespace svcplane::api::validation

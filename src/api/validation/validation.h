@@ -73,6 +73,24 @@ FieldErrorList ValidateCreate(const coordination::v1::Lease& lease);
 FieldErrorList ValidateUpdate(const coordination::v1::Lease& lease,
                               const coordination::v1::Lease& old);
 
+// ---- apps/v1 Deployment and ReplicaSet (names: DNS-1123 subdomains). The selector is
+// required, non-empty, must match the template labels and is immutable; the template must
+// restart Always and have no activeDeadlineSeconds. /status checks the counters.
+FieldErrorList ValidateCreate(const apps::v1::Deployment& deployment);
+FieldErrorList ValidateUpdate(const apps::v1::Deployment& deployment,
+                              const apps::v1::Deployment& old);
+FieldErrorList ValidateStatusUpdate(const apps::v1::Deployment& deployment,
+                                    const apps::v1::Deployment& old);
+FieldErrorList ValidateCreate(const apps::v1::ReplicaSet& rs);
+FieldErrorList ValidateUpdate(const apps::v1::ReplicaSet& rs, const apps::v1::ReplicaSet& old);
+FieldErrorList ValidateStatusUpdate(const apps::v1::ReplicaSet& rs,
+                                    const apps::v1::ReplicaSet& old);
+// ValidatePodTemplateSpec (core): template labels (at <path>.labels, as upstream), annotations
+// and the pod spec.
+FieldErrorList ValidatePodTemplateSpec(const core::v1::PodTemplateSpec& t, const FieldPath& path);
+// The PodSpec rules shared by Pods and pod templates.
+FieldErrorList ValidatePodSpec(const core::v1::PodSpec& spec, const FieldPath& path);
+
 // ---- rbac.authorization.k8s.io/v1. Names (and roleRef.name) need only be URL path segments;
 // updates of bindings may not change roleRef (`cannot change roleRef`).
 FieldErrorList ValidateCreate(const rbac::v1::Role& role);

@@ -2,6 +2,7 @@
 
 #include <boost/json.hpp>
 #include <set>
+#include <utility>
 #include <vector>
 
 #include "api/resources.h"
@@ -27,7 +28,9 @@ std::string_view StorageVersionHash(std::string_view resource) {
       {"clusterrolebindings", "48tpQ8gZHFc="},
       {"clusterroles", "bYE5ZWDrJ44="},
       {"rolebindings", "eGsCzGH6b1g="},
-      {"roles", "7FuwZcIIItM="}};
+      {"roles", "7FuwZcIIItM="},
+      {"deployments", "8aSe+NMegvE="},
+      {"replicasets", "P1RzHs8/mWQ="}};
   auto it = kHashes.find(resource);
   return it == kHashes.end() ? std::string_view() : it->second;
 }
@@ -68,6 +71,13 @@ json::object ApiGroup(std::string_view group) {
   return g;
 }
 
+// The group and version of a subresource's kind when it is not the resource's own: the scale
+// subresource of apps/v1 takes an autoscaling/v1 Scale.
+std::pair<std::string_view, std::string_view> ForeignGroupVersion(std::string_view sub_kind) {
+  if (sub_kind == "Scale") return {"autoscaling", "v1"};
+  return {};
+}
+
 json::object ApiResource(const ResourceInfo& r, std::string_view sub,
                          const std::vector<std::string_view>& verbs, std::string_view kind) {
   json::object o;
@@ -76,6 +86,10 @@ json::object ApiResource(const ResourceInfo& r, std::string_view sub,
   // Upstream writes "" for subresources; the Python client rejects a missing singularName.
   o["singularName"] = sub.empty() ? Js(r.singular) : "";
   o["namespaced"] = r.namespaced;
+  if (auto [group, version] = ForeignGroupVersion(kind); !group.empty()) {
+    o["group"] = Js(group);
+    o["version"] = Js(version);
+  }
   o["kind"] = Js(kind);
   o["verbs"] = Strings(verbs);
   if (sub.empty()) {
@@ -108,8 +122,9 @@ std::string ResourceListJson(std::string_view group, std::string_view version) {
 json::object ResponseKind(std::string_view kind) {
   // group/version are "" when equal to the containing group/version (upstream style).
   json::object k;
-  k["group"] = "";
-  k["version"] = "";
+  auto [group, version] = ForeignGroupVersion(kind);
+  k["group"] = Js(group);
+  k["version"] = Js(version);
   k["kind"] = Js(kind);
   return k;
 }

@@ -50,7 +50,7 @@ TEST(DiscoveryTest, LegacyApisListsEveryGroupWithPreferredVersion) {
   EXPECT_EQ(o.at("kind").as_string(), "APIGroupList");
   EXPECT_EQ(o.at("apiVersion").as_string(), "v1");
   const auto& groups = o.at("groups").as_array();
-  ASSERT_EQ(groups.size(), 5u);
+  ASSERT_EQ(groups.size(), 6u);
   const auto* g = FindByKey(groups, "name", "discovery.k8s.io");
   ASSERT_NE(g, nullptr);
   EXPECT_EQ(json::serialize(g->at("preferredVersion")),
@@ -68,7 +68,7 @@ TEST(DiscoveryTest, SingleGroup) {
   EXPECT_EQ(g.at("kind").as_string(), "APIGroup");
   EXPECT_EQ(g.at("apiVersion").as_string(), "v1");
   EXPECT_EQ(g.at("name").as_string(), "coordination.k8s.io");
-  EXPECT_EQ(d.Group("apps"), nullptr);
+  EXPECT_EQ(d.Group("batch"), nullptr);
   EXPECT_EQ(d.Group(""), nullptr);
 }
 
@@ -128,7 +128,31 @@ TEST(DiscoveryTest, GroupResourceListsCarryApiVersion) {
   auto l = Parse(*d.ResourceList("coordination.k8s.io", "v1"));
   EXPECT_THAT(StringsOf(l.at("resources").at(0).at("verbs")), ::testing::Contains("watch"));
   EXPECT_EQ(d.ResourceList("discovery.k8s.io", "v1beta1"), nullptr);
-  EXPECT_EQ(d.ResourceList("apps", "v1"), nullptr);
+  EXPECT_EQ(d.ResourceList("apps", "v2"), nullptr);
+}
+
+// apps/v1 as upstream lists it (workloads.md §1.1): the scale subresource names the
+// autoscaling/v1 Scale kind.
+TEST(DiscoveryTest, AppsResourceList) {
+  Documents d("h:1");
+  ASSERT_NE(d.ResourceList("apps", "v1"), nullptr);
+  auto o = Parse(*d.ResourceList("apps", "v1"));
+  const auto& resources = o.at("resources").as_array();
+  EXPECT_EQ(json::serialize(*FindByKey(resources, "name", "deployments")),
+            R"({"name":"deployments","singularName":"deployment","namespaced":true,)"
+            R"("kind":"Deployment","verbs":["create","delete","deletecollection","get","list",)"
+            R"("patch","update","watch"],"shortNames":["deploy"],"categories":["all"],)"
+            R"("storageVersionHash":"8aSe+NMegvE="})");
+  EXPECT_EQ(json::serialize(*FindByKey(resources, "name", "deployments/scale")),
+            R"({"name":"deployments/scale","singularName":"","namespaced":true,)"
+            R"("group":"autoscaling","version":"v1","kind":"Scale","verbs":["get","patch",)"
+            R"("update"]})");
+  EXPECT_EQ(json::serialize(*FindByKey(resources, "name", "replicasets/status")),
+            R"({"name":"replicasets/status","singularName":"","namespaced":true,)"
+            R"("kind":"ReplicaSet","verbs":["get","patch","update"]})");
+  const auto* rs = FindByKey(resources, "name", "replicasets");
+  ASSERT_NE(rs, nullptr);
+  EXPECT_EQ(rs->at("storageVersionHash").as_string(), "P1RzHs8/mWQ=");
 }
 
 TEST(DiscoveryTest, AggregatedCoreDocument) {
@@ -160,10 +184,10 @@ TEST(DiscoveryTest, AggregatedGroupsDocument) {
   Documents d("h:1");
   auto o = Parse(d.AggregatedApis());
   const auto& items = o.at("items").as_array();
-  ASSERT_EQ(items.size(), 5u);
+  ASSERT_EQ(items.size(), 6u);
   std::vector<std::string> names;
   for (const auto& i : items) names.emplace_back(i.at("metadata").at("name").as_string());
-  EXPECT_THAT(names, ::testing::ElementsAre("authentication.k8s.io", "authorization.k8s.io",
+  EXPECT_THAT(names, ::testing::ElementsAre("apps", "authentication.k8s.io", "authorization.k8s.io",
                                             "coordination.k8s.io", "discovery.k8s.io",
                                             "rbac.authorization.k8s.io"));
   for (const auto& i : items) {

@@ -74,6 +74,14 @@ KindSchemas AddKind(std::string_view kind, SchemaSet* s) {
        [](SchemaSet* s) {
          return KindSchemas{s->Add<api::rbac::v1::RoleBinding>(), s->Add<api::RoleBindingList>()};
        }},
+      {"Deployment",
+       [](SchemaSet* s) {
+         return KindSchemas{s->Add<api::apps::v1::Deployment>(), s->Add<api::DeploymentList>()};
+       }},
+      {"ReplicaSet",
+       [](SchemaSet* s) {
+         return KindSchemas{s->Add<api::apps::v1::ReplicaSet>(), s->Add<api::ReplicaSetList>()};
+       }},
       {"ClusterRoleBinding",
        [](SchemaSet* s) {
          return KindSchemas{s->Add<api::rbac::v1::ClusterRoleBinding>(),
@@ -174,7 +182,12 @@ Parts BuildParts(Include include) {
     KindSchemas k = AddKind(r.kind, &schemas);
     SetGvk(&schemas, k.kind, Gvk(r.group, r.version, r.kind));
     if (!r.list_kind.empty()) SetGvk(&schemas, k.list, Gvk(r.group, r.version, r.list_kind));
-    internal::AddResourcePaths(r, k.kind, k.list, &paths);
+    std::string_view scale;
+    if (r.HasSubresource("scale")) {
+      scale = schemas.Add<api::autoscaling::v1::Scale>();
+      SetGvk(&schemas, scale, Gvk("autoscaling", "v1", "Scale"));
+    }
+    internal::AddResourcePaths(r, k.kind, k.list, &paths, scale);
   }
   AddCommonSchemas(&schemas);
   return {std::move(paths), schemas.Take()};

@@ -31,16 +31,17 @@ class OpenApiTest : public ::testing::Test {
 TEST_F(OpenApiTest, IndexListsEveryGroupVersionWithHash) {
   auto index = json::parse(Docs().Index()).as_object();
   const auto& paths = index.at("paths").as_object();
-  EXPECT_EQ(paths.size(), 7u);
-  for (auto p : {"api/v1", "apis/discovery.k8s.io/v1", "apis/coordination.k8s.io/v1",
-                 "apis/rbac.authorization.k8s.io/v1", "apis/authentication.k8s.io/v1",
-                 "apis/authentication.k8s.io/v1beta1", "apis/authorization.k8s.io/v1"}) {
+  EXPECT_EQ(paths.size(), 8u);
+  for (auto p :
+       {"api/v1", "apis/apps/v1", "apis/discovery.k8s.io/v1", "apis/coordination.k8s.io/v1",
+        "apis/rbac.authorization.k8s.io/v1", "apis/authentication.k8s.io/v1",
+        "apis/authentication.k8s.io/v1beta1", "apis/authorization.k8s.io/v1"}) {
     ASSERT_TRUE(paths.contains(p)) << p;
     std::string url(paths.at(p).at("serverRelativeURL").as_string());
     EXPECT_EQ(url, "/openapi/v3/" + std::string(p) + "?hash=" + std::string(Docs().Hash(p)));
     EXPECT_EQ(Docs().Hash(p).size(), 128u);
   }
-  EXPECT_EQ(Docs().GroupVersion("apis/apps/v1"), nullptr);
+  EXPECT_EQ(Docs().GroupVersion("apis/batch/v1"), nullptr);
   EXPECT_EQ(Docs().Hash("api/v2"), "");
 }
 
@@ -67,7 +68,11 @@ TEST_F(OpenApiTest, EveryKindHasPatchWithFieldValidationAndStrategicMerge) {
             "rbac.authorization.k8s.io", "Role"},
            {"apis/rbac.authorization.k8s.io/v1",
             "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/{name}",
-            "rbac.authorization.k8s.io", "ClusterRoleBinding"}}) {
+            "rbac.authorization.k8s.io", "ClusterRoleBinding"},
+           {"apis/apps/v1", "/apis/apps/v1/namespaces/{namespace}/deployments/{name}", "apps",
+            "Deployment"},
+           {"apis/apps/v1", "/apis/apps/v1/namespaces/{namespace}/replicasets/{name}", "apps",
+            "ReplicaSet"}}) {
     auto doc = Doc(c.doc);
     ASSERT_TRUE(doc.at("paths").as_object().contains(c.path)) << c.path;
     const auto& patch = doc.at("paths").at(c.path).at("patch").as_object();
@@ -203,8 +208,26 @@ TEST_F(OpenApiTest, SchemasAreGeneratedFromTheModel) {
             R"(["items"])");
 }
 
+// apps' scale subresource takes and returns an autoscaling/v1 Scale.
+TEST_F(OpenApiTest, ScaleSubresourceUsesTheScaleKind) {
+  auto doc = Doc("apis/apps/v1");
+  const auto& path =
+      doc.at("paths").at("/apis/apps/v1/namespaces/{namespace}/deployments/{name}/scale");
+  const auto& put = path.at("put").as_object();
+  EXPECT_EQ(put.at("operationId").as_string(), "replaceAppsV1NamespacedDeploymentScale");
+  EXPECT_EQ(json::serialize(put.at("x-kubernetes-group-version-kind")),
+            R"({"group":"autoscaling","version":"v1","kind":"Scale"})");
+  EXPECT_NE(json::serialize(put.at("requestBody")).find("io.k8s.api.autoscaling.v1.Scale"),
+            std::string::npos);
+  EXPECT_EQ(json::serialize(Schema(doc, "io.k8s.api.autoscaling.v1.ScaleStatus").at("required")),
+            R"(["replicas"])");
+  EXPECT_TRUE(doc.at("paths").as_object().contains(
+      "/apis/apps/v1/namespaces/{namespace}/replicasets/{name}/scale"));
+}
+
 TEST_F(OpenApiTest, EveryRefResolves) {
-  for (auto path : {"api/v1", "apis/discovery.k8s.io/v1", "apis/coordination.k8s.io/v1"}) {
+  for (auto path :
+       {"api/v1", "apis/discovery.k8s.io/v1", "apis/coordination.k8s.io/v1", "apis/apps/v1"}) {
     auto doc = Doc(path);
     const auto& schemas = doc.at("components").at("schemas").as_object();
     int refs = 0;

@@ -36,19 +36,36 @@ void AddContainerRules(std::vector<PathRule>& rules, const std::string& list) {
   rules.push_back({list + "[].volumeDevices", ListStrategy::kMergeByKey, "devicePath"});
 }
 
-std::unique_ptr<Schema> PodSchema() {
-  std::vector<PathRule> rules;
-  AddObjectMetaRules(rules);
-  for (std::string list : {"spec.containers", "spec.initContainers", "spec.ephemeralContainers"}) {
+// core/v1 PodSpec's tagged lists, the spec at `spec` ("spec" or "spec.template.spec").
+void AddPodSpecRules(std::vector<PathRule>& rules, const std::string& spec) {
+  for (std::string list : {".containers", ".initContainers", ".ephemeralContainers"}) {
+    list = spec + list;
     rules.push_back({list, ListStrategy::kMergeByKey, "name"});
     AddContainerRules(rules, list);
   }
-  rules.push_back({"spec.imagePullSecrets", ListStrategy::kMergeByKey, "name"});
-  rules.push_back({"spec.volumes", ListStrategy::kMergeByKey, "name", /*retain_keys=*/true});
-  rules.push_back({"spec.hostAliases", ListStrategy::kMergeByKey, "ip"});
-  rules.push_back({"spec.topologySpreadConstraints", ListStrategy::kMergeByKey, "topologyKey"});
-  rules.push_back({"spec.resourceClaims", ListStrategy::kMergeByKey, "name", true});
-  rules.push_back({"spec.schedulingGates", ListStrategy::kMergeByKey, "name"});
+  rules.push_back({spec + ".imagePullSecrets", ListStrategy::kMergeByKey, "name"});
+  rules.push_back({spec + ".volumes", ListStrategy::kMergeByKey, "name", /*retain_keys=*/true});
+  rules.push_back({spec + ".hostAliases", ListStrategy::kMergeByKey, "ip"});
+  rules.push_back({spec + ".topologySpreadConstraints", ListStrategy::kMergeByKey, "topologyKey"});
+  rules.push_back({spec + ".resourceClaims", ListStrategy::kMergeByKey, "name", true});
+  rules.push_back({spec + ".schedulingGates", ListStrategy::kMergeByKey, "name"});
+}
+
+// Deployment and ReplicaSet: the pod template's lists, and status conditions keyed by type.
+std::unique_ptr<Schema> WorkloadSchema() {
+  std::vector<PathRule> rules;
+  AddObjectMetaRules(rules);
+  rules.push_back({"spec.template.metadata.finalizers", ListStrategy::kMergeSet});
+  rules.push_back({"spec.template.metadata.ownerReferences", ListStrategy::kMergeByKey, "uid"});
+  AddPodSpecRules(rules, "spec.template.spec");
+  rules.push_back({"status.conditions", ListStrategy::kMergeByKey, "type"});
+  return Schema::FromRules(rules);
+}
+
+std::unique_ptr<Schema> PodSchema() {
+  std::vector<PathRule> rules;
+  AddObjectMetaRules(rules);
+  AddPodSpecRules(rules, "spec");
   rules.push_back({"status.conditions", ListStrategy::kMergeByKey, "type"});
   rules.push_back({"status.podIPs", ListStrategy::kMergeByKey, "ip"});
   rules.push_back({"status.hostIPs", ListStrategy::kMergeByKey, "ip"});
@@ -146,8 +163,10 @@ const Schema* StrategicSchemaForKind(std::string_view kind) {
     (*m)["Service"] = ServiceSchema();
     (*m)["Node"] = NodeSchema();
     (*m)["Namespace"] = NamespaceSchema();
+    (*m)["Deployment"] = WorkloadSchema();
+    (*m)["ReplicaSet"] = WorkloadSchema();
     for (const char* k : {"Endpoints", "Event", "EndpointSlice", "Lease", "Role", "ClusterRole",
-                          "RoleBinding", "ClusterRoleBinding"}) {
+                          "RoleBinding", "ClusterRoleBinding", "Scale"}) {
       (*m)[k] = MetaOnlySchema();
     }
     return m;

@@ -71,8 +71,9 @@ class Schema {
 
 // The strategic-merge schema of one of our kinds ("Pod", "Service", "Node", "Namespace",
 // "Endpoints", "Event", "EndpointSlice", "Lease", "Role", "ClusterRole", "RoleBinding",
-// "ClusterRoleBinding"), or null for any other kind (for which upstream
-// rejects strategic merge patches with 415). Built once, shared, never freed.
+// "ClusterRoleBinding", "Deployment", "ReplicaSet", and autoscaling/v1 "Scale"), or null for any
+// other kind (for which upstream rejects strategic merge patches with 415). Built once, shared,
+// never freed.
 const Schema* StrategicSchemaForKind(std::string_view kind);
 
 }  // namespace svcplane::apiserver::patch

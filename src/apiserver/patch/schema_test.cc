@@ -30,8 +30,25 @@ TEST(SchemaTest, EveryServedKindHasASchema) {
     ASSERT_NE(owners, nullptr) << kind;
     EXPECT_EQ(owners->merge_key, "uid");
   }
-  EXPECT_EQ(StrategicSchemaForKind("Deployment"), nullptr);
+  EXPECT_EQ(StrategicSchemaForKind("DaemonSet"), nullptr);
   EXPECT_EQ(StrategicSchemaForKind("pod"), nullptr);
+}
+
+// Deployment and ReplicaSet: the pod template's lists merge as a Pod's do.
+TEST(SchemaTest, WorkloadTemplateLists) {
+  for (const char* kind : {"Deployment", "ReplicaSet"}) {
+    const Schema* s = StrategicSchemaForKind(kind);
+    ASSERT_NE(s, nullptr) << kind;
+    const FieldMeta* containers = Lookup(*s, {"spec", "template", "spec", "containers"});
+    ASSERT_NE(containers, nullptr) << kind;
+    EXPECT_EQ(containers->merge_key, "name");
+    const FieldMeta* ports = Lookup(*s, {"spec", "template", "spec", "containers", "ports"});
+    ASSERT_NE(ports, nullptr) << kind;
+    EXPECT_EQ(ports->merge_key, "containerPort");
+    const FieldMeta* conditions = Lookup(*s, {"status", "conditions"});
+    ASSERT_NE(conditions, nullptr) << kind;
+    EXPECT_EQ(conditions->merge_key, "type");
+  }
 }
 
 TEST(SchemaTest, PodListsFollowUpstreamTags) {

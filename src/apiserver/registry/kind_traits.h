@@ -192,6 +192,32 @@ struct KindTraits<api::rbac::v1::ClusterRoleBinding> : NoStatus {
   }
 };
 
+template <>
+struct KindTraits<api::apps::v1::Deployment> {
+  static constexpr std::string_view kResource = "deployments";
+  static constexpr std::string_view kGroup = "apps";
+  static constexpr bool kHasStatus = true;
+  static constexpr bool kCreateOnUpdate = false;
+  static std::optional<std::string> FieldValue(const api::apps::v1::Deployment& o,
+                                               std::string_view f) {
+    return MetaFieldValue(o, f);
+  }
+};
+
+// ReplicaSetToSelectableFields adds status.replicas.
+template <>
+struct KindTraits<api::apps::v1::ReplicaSet> {
+  static constexpr std::string_view kResource = "replicasets";
+  static constexpr std::string_view kGroup = "apps";
+  static constexpr bool kHasStatus = true;
+  static constexpr bool kCreateOnUpdate = false;
+  static std::optional<std::string> FieldValue(const api::apps::v1::ReplicaSet& o,
+                                               std::string_view f) {
+    if (f == "status.replicas") return std::to_string(o.status.replicas);
+    return MetaFieldValue(o, f);
+  }
+};
+
 // The resource table entry of T.
 template <typename T>
 const api::ResourceInfo& InfoOf() {

@@ -26,6 +26,7 @@
 #include "apiserver/rest/field_validation.h"
 #include "apiserver/rest/query.h"
 #include "apiserver/rest/request_info.h"
+#include "apiserver/rest/scale_subresource.h"
 #include "apiserver/rest/status_body.h"
 #include "apiserver/rest/watch_hub.h"
 #include "apiserver/rest/write_options.h"
@@ -104,7 +105,9 @@ class ResourceHandler final : public Endpoint {
     Result<http::Reply> r = Status(Code::kMethodNotAllowed,
                                    "the server does not allow this method on the requested "
                                    "resource");
-    if (info.subresource == "binding") {
+    if (info.subresource == "scale") {
+      if constexpr (kHasScale<T>) return HandleScale(*reg_, req, info);
+    } else if (info.subresource == "binding") {
       // POST only; creates nothing, assigns the pod (upstream's BindingREST).
       if constexpr (std::is_same_v<T, api::core::v1::Pod>) {
         if (m == "POST") {

@@ -95,6 +95,8 @@ class ApiServerImpl {
   std::unique_ptr<registry::Registry<Lease>> leases;
   std::unique_ptr<registry::Registry<Role>> roles;
   std::unique_ptr<registry::Registry<ClusterRole>> cluster_roles;
+  std::unique_ptr<registry::Registry<api::apps::v1::Deployment>> deployments;
+  std::unique_ptr<registry::Registry<api::apps::v1::ReplicaSet>> replica_sets;
   std::unique_ptr<registry::Registry<RoleBinding>> role_bindings;
   std::unique_ptr<registry::Registry<ClusterRoleBinding>> cluster_role_bindings;
   std::unique_ptr<allocator::ServiceAllocator> service_allocator;
@@ -467,6 +469,8 @@ Result<std::unique_ptr<ApiServer>> ApiServer::Start(const ApiServerOptions& opti
   impl->Serve(impl->cluster_roles);
   impl->Serve(impl->role_bindings);
   impl->Serve(impl->cluster_role_bindings);
+  impl->Serve(impl->deployments);
+  impl->Serve(impl->replica_sets);
   if (options.authorization_mode == "Node,RBAC") {
     impl->access = std::make_unique<AccessControl>(AccessControlRegistries{
         impl->roles.get(), impl->cluster_roles.get(), impl->role_bindings.get(),

@@ -12,6 +12,8 @@
 
 namespace svcplane::apiserver::storage_codec {
 
+using api::apps::v1::Deployment;
+using api::apps::v1::ReplicaSet;
 using api::coordination::v1::Lease;
 using api::core::v1::Endpoints;
 using api::core::v1::Event;
@@ -107,6 +109,8 @@ ProtobufValueCodec::ProtobufValueCodec() {
   kinds_.push_back(KindFor<ClusterRole>(prefix_of(registry::InfoOf<ClusterRole>())));
   kinds_.push_back(KindFor<RoleBinding>(prefix_of(registry::InfoOf<RoleBinding>())));
   kinds_.push_back(KindFor<ClusterRoleBinding>(prefix_of(registry::InfoOf<ClusterRoleBinding>())));
+  kinds_.push_back(KindFor<Deployment>(prefix_of(registry::InfoOf<Deployment>())));
+  kinds_.push_back(KindFor<ReplicaSet>(prefix_of(registry::InfoOf<ReplicaSet>())));
   kinds_.push_back(RangeAllocationKind());
   // Upstream keeps a v1 Endpoints per API server here (bootstrap/lease_reconciler.h).
   kinds_.push_back(KindFor<Endpoints>("/registry/masterleases/"));

@@ -181,6 +181,58 @@ const std::vector<Column> kClusterRoleBinding = {
     {"ServiceAccounts", "string", "", "ServiceAccounts in the clusterRoleBinding", 1},
 };
 
+// printDeployment / printReplicaSet (pkg/printers/internalversion); the descriptions are the
+// extensions/v1beta1 SwaggerDoc strings upstream uses. Up-to-date and Available are declared
+// "string" while their cells are integers (upstream quirk).
+constexpr Column kTemplateContainers{"Containers", "string", "",
+                                     "Names of each container in the template.", 1};
+constexpr Column kTemplateImages{"Images", "string", "",
+                                 "Images referenced by each container in the template.", 1};
+const std::vector<Column> kDeployment = {
+    kName,
+    {"Ready", "string", "", "Number of the pod with ready state", 0},
+    {"Up-to-date", "string", "",
+     "Total number of non-terminated pods targeted by this deployment that have the desired "
+     "template spec.",
+     0},
+    {"Available", "string", "",
+     "Total number of available pods (ready for at least minReadySeconds) targeted by this "
+     "deployment.",
+     0},
+    kAge,
+    kTemplateContainers,
+    kTemplateImages,
+    {"Selector", "string", "",
+     "Label selector for pods. Existing ReplicaSets whose pods are selected by this will be the "
+     "ones affected by this deployment.",
+     1},
+};
+const std::vector<Column> kReplicaSet = {
+    kName,
+    {"Desired", "integer", "",
+     "Replicas is the number of desired replicas. This is a pointer to distinguish between "
+     "explicit zero and unspecified. Defaults to 1. More info: "
+     "https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller/"
+     "#what-is-a-replicationcontroller",
+     0},
+    {"Current", "integer", "",
+     "Replicas is the most recently observed number of replicas. More info: "
+     "https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller/"
+     "#what-is-a-replicationcontroller",
+     0},
+    {"Ready", "integer", "", "The number of ready replicas for this replica set.", 0},
+    kAge,
+    kTemplateContainers,
+    kTemplateImages,
+    {"Selector", "string", "",
+     "Selector is a label query over pods that should match the replica count. If the selector "
+     "is empty, it is defaulted to the labels present on the pod template. Label keys and "
+     "values that must match in order to be controlled by this replica set. More info: "
+     "https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/"
+     "#label-selectors",
+     1},
+};
+
 }  // namespace
 
 std::span<const Column> Columns(std::string_view kind) {
@@ -196,7 +248,9 @@ std::span<const Column> Columns(std::string_view kind) {
       {"Role", &kRole},
       {"ClusterRole", &kRole},
       {"RoleBinding", &kRoleBinding},
-      {"ClusterRoleBinding", &kClusterRoleBinding}};
+      {"ClusterRoleBinding", &kClusterRoleBinding},
+      {"Deployment", &kDeployment},
+      {"ReplicaSet", &kReplicaSet}};
   auto it = kByKind.find(kind);
   if (it == kByKind.end()) return {};
   return *it->second;

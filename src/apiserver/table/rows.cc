@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "api/selectors/label_selector.h"
 #include "apiserver/table/table.h"
 
 namespace svcplane::apiserver::table {
@@ -558,6 +559,52 @@ Row MakeRow(const rbac::v1::RoleBinding& b, TimePoint now) {
 
 Row MakeRow(const rbac::v1::ClusterRoleBinding& b, TimePoint now) {
   return BindingRow(b.metadata, b.role_ref, b.subjects, now);
+}
+
+namespace {
+
+// layoutContainerCells: container names and images, comma-joined.
+void AddTemplateCells(const api::core::v1::PodTemplateSpec& t, Row& row) {
+  std::vector<std::string> names, images;
+  for (const auto& c : t.spec.containers) {
+    names.push_back(c.name);
+    images.push_back(c.image);
+  }
+  row.cells.emplace_back(Join(names, ","));
+  row.cells.emplace_back(Join(images, ","));
+}
+
+// metav1.LabelSelectorAsSelector(...).String(): "" for a nil selector (Nothing) or one that
+// does not parse (upstream fails the row; validation keeps such selectors out).
+std::string SelectorString(const std::optional<api::selectors::LabelSelectorSpec>& spec) {
+  auto sel = api::selectors::SelectorFromSpec(spec ? &*spec : nullptr);
+  return sel.ok() ? sel->String() : std::string();
+}
+
+}  // namespace
+
+Row MakeRow(const api::apps::v1::Deployment& d, TimePoint now) {
+  Row row;
+  row.cells = {
+      d.metadata.name,
+      std::to_string(d.status.ready_replicas) + "/" + std::to_string(d.spec.replicas.value_or(0)),
+      int64_t{d.status.updated_replicas}, int64_t{d.status.available_replicas},
+      TimestampSince(d.metadata.creation_timestamp, now)};
+  AddTemplateCells(d.spec.template_, row);
+  row.cells.emplace_back(SelectorString(d.spec.selector));
+  return row;
+}
+
+Row MakeRow(const api::apps::v1::ReplicaSet& rs, TimePoint now) {
+  Row row;
+  row.cells = {rs.metadata.name, int64_t{rs.spec.replicas.value_or(0)}, int64_t{rs.status.replicas},
+               int64_t{rs.status.ready_replicas},
+               TimestampSince(rs.metadata.creation_timestamp, now)};
+  AddTemplateCells(rs.spec.template_, row);
+  // FormatLabelSelector: "<none>" for an empty rendering.
+  std::string sel = SelectorString(rs.spec.selector);
+  row.cells.emplace_back(sel.empty() ? std::string("<none>") : sel);
+  return row;
 }
 
 }  // namespace svcplane::apiserver::table

@@ -174,6 +174,8 @@ std::string_view KindOf() {
   if constexpr (std::is_same_v<T, api::rbac::v1::ClusterRole>) return "ClusterRole";
   if constexpr (std::is_same_v<T, api::rbac::v1::RoleBinding>) return "RoleBinding";
   if constexpr (std::is_same_v<T, api::rbac::v1::ClusterRoleBinding>) return "ClusterRoleBinding";
+  if constexpr (std::is_same_v<T, api::apps::v1::Deployment>) return "Deployment";
+  if constexpr (std::is_same_v<T, api::apps::v1::ReplicaSet>) return "ReplicaSet";
 }
 
 template <typename T>
@@ -313,6 +315,8 @@ SVCPLANE_INSTANTIATE(api::rbac::v1::Role)
 SVCPLANE_INSTANTIATE(api::rbac::v1::ClusterRole)
 SVCPLANE_INSTANTIATE(api::rbac::v1::RoleBinding)
 SVCPLANE_INSTANTIATE(api::rbac::v1::ClusterRoleBinding)
+SVCPLANE_INSTANTIATE(api::apps::v1::Deployment)
+SVCPLANE_INSTANTIATE(api::apps::v1::ReplicaSet)
 #undef SVCPLANE_INSTANTIATE
 
 }  // namespace svcplane::apiserver::table

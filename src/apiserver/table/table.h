@@ -55,6 +55,8 @@ Row MakeRow(const api::rbac::v1::Role& role, TimePoint now);
 Row MakeRow(const api::rbac::v1::ClusterRole& role, TimePoint now);
 Row MakeRow(const api::rbac::v1::RoleBinding& binding, TimePoint now);
 Row MakeRow(const api::rbac::v1::ClusterRoleBinding& binding, TimePoint now);
+Row MakeRow(const api::apps::v1::Deployment& deployment, TimePoint now);
+Row MakeRow(const api::apps::v1::ReplicaSet& rs, TimePoint now);
 
 // ?includeObject=: what each row carries in `object`.
 enum class IncludeObject {

@@ -79,7 +79,13 @@ TEST(ColumnsTest, NamesAndPrioritiesMatchUpstream) {
               ElementsAre("Name", "Role", "Age", "Users*", "Groups*", "ServiceAccounts*"));
   EXPECT_THAT(names("ClusterRoleBinding"),
               ElementsAre("Name", "Role", "Age", "Users*", "Groups*", "ServiceAccounts*"));
-  EXPECT_TRUE(Columns("Deployment").empty());
+  EXPECT_THAT(names("Deployment"), ElementsAre("Name", "Ready", "Up-to-date", "Available", "Age",
+                                               "Containers*", "Images*", "Selector*"));
+  EXPECT_THAT(names("ReplicaSet"), ElementsAre("Name", "Desired", "Current", "Ready", "Age",
+                                               "Containers*", "Images*", "Selector*"));
+  EXPECT_EQ(Columns("ReplicaSet")[1].type, "integer");
+  EXPECT_EQ(Columns("Deployment")[2].type, "string");
+  EXPECT_TRUE(Columns("DaemonSet").empty());
   EXPECT_EQ(Columns("Pod")[0].format, "name");
 }
 
@@ -338,6 +344,47 @@ TEST(RbacRowTest, BindingsShowRoleAndSubjects) {
   crb.role_ref = {"rbac.authorization.k8s.io", "ClusterRole", "system:node", {}};
   EXPECT_THAT(Strings(MakeRow(crb, now)),
               ElementsAre("system:node", "ClusterRole/system:node", "90s", "", "", ""));
+}
+
+TEST(AppsRowTest, DeploymentCells) {
+  apps::v1::Deployment d;
+  d.metadata.name = "web";
+  d.metadata.creation_timestamp = meta::Time::FromUnix(kNow - 90);
+  d.spec.replicas = 3;
+  d.spec.selector.emplace();
+  d.spec.selector->match_labels = {{"app", "web"}, {"tier", "fe"}};
+  d.spec.template_.spec.containers.resize(2);
+  d.spec.template_.spec.containers[0].name = "nginx";
+  d.spec.template_.spec.containers[0].image = "nginx:1.25";
+  d.spec.template_.spec.containers[1].name = "side";
+  d.spec.template_.spec.containers[1].image = "busybox";
+  d.status.ready_replicas = 1;
+  d.status.updated_replicas = 2;
+  d.status.available_replicas = 1;
+  Row row = MakeRow(d, now);
+  EXPECT_THAT(Strings(row), ElementsAre("web", "1/3", "#2", "#1", "90s", "nginx,side",
+                                        "nginx:1.25,busybox", "app=web,tier=fe"));
+  EXPECT_TRUE(std::holds_alternative<int64_t>(row.cells[2]));
+}
+
+TEST(AppsRowTest, ReplicaSetCells) {
+  apps::v1::ReplicaSet rs;
+  rs.metadata.name = "web-5d9c7";
+  rs.metadata.creation_timestamp = meta::Time::FromUnix(kNow - 90);
+  rs.spec.replicas = 3;
+  rs.spec.selector.emplace();
+  rs.spec.selector->match_expressions.push_back({"app", "In", {"web", "api"}});
+  rs.spec.template_.spec.containers.resize(1);
+  rs.spec.template_.spec.containers[0].name = "nginx";
+  rs.spec.template_.spec.containers[0].image = "nginx";
+  rs.status.replicas = 2;
+  rs.status.ready_replicas = 1;
+  Row row = MakeRow(rs, now);
+  EXPECT_THAT(Strings(row), ElementsAre("web-5d9c7", "#3", "#2", "#1", "90s", "nginx", "nginx",
+                                        "app in (api,web)"));
+  EXPECT_TRUE(std::holds_alternative<int64_t>(row.cells[1]));
+  rs.spec.selector.reset();
+  EXPECT_EQ(std::get<std::string>(MakeRow(rs, now).cells[7]), "<none>");
 }
 
 TEST(EventRowTest, Cells) {

@@ -7,6 +7,7 @@
 
 #include "api/authentication/v1/self_subject_review.h"
 #include "api/authorization/v1/reviews.h"
+#include "api/autoscaling/v1/scale.h"
 #include "api/types.h"
 
 namespace svcplane::api::meta {
@@ -108,6 +109,31 @@ SVCPLANE_RBAC(RoleBinding)
 SVCPLANE_RBAC(ClusterRoleBinding)
 #undef SVCPLANE_RBAC
 }  // namespace svcplane::api::rbac::v1
+namespace svcplane::api::core::v1 {
+SVCPLANE_PROTO_NAME(PodTemplateSpec, "k8s.io.api.core.v1.PodTemplateSpec")
+}  // namespace svcplane::api::core::v1
+
+namespace svcplane::api::apps::v1 {
+#define SVCPLANE_APPS(T) SVCPLANE_PROTO_NAME(T, "k8s.io.api.apps.v1." #T)
+SVCPLANE_APPS(RollingUpdateDeployment)
+SVCPLANE_APPS(DeploymentStrategy)
+SVCPLANE_APPS(DeploymentSpec)
+SVCPLANE_APPS(DeploymentCondition)
+SVCPLANE_APPS(DeploymentStatus)
+SVCPLANE_APPS(Deployment)
+SVCPLANE_APPS(ReplicaSetSpec)
+SVCPLANE_APPS(ReplicaSetCondition)
+SVCPLANE_APPS(ReplicaSetStatus)
+SVCPLANE_APPS(ReplicaSet)
+#undef SVCPLANE_APPS
+}  // namespace svcplane::api::apps::v1
+
+namespace svcplane::api::autoscaling::v1 {
+SVCPLANE_PROTO_NAME(ScaleSpec, "k8s.io.api.autoscaling.v1.ScaleSpec")
+SVCPLANE_PROTO_NAME(ScaleStatus, "k8s.io.api.autoscaling.v1.ScaleStatus")
+SVCPLANE_PROTO_NAME(Scale, "k8s.io.api.autoscaling.v1.Scale")
+}  // namespace svcplane::api::autoscaling::v1
+
 // The review kinds keep no unknown members, so their schema is only looked up, never needed.
 namespace svcplane::api::authentication::v1 {
 #define SVCPLANE_AUTHN(T) SVCPLANE_PROTO_NAME(T, "k8s.io.api.authentication.v1." #T)

@@ -17,7 +17,7 @@ import zlib
 ROOTS = [
     "k8s.io.api.core.v1." + k for k in
     ["Namespace", "Service", "Pod", "Node", "Endpoints", "Event", "NamespaceList", "ServiceList",
-     "PodList", "NodeList", "EndpointsList", "EventList"]
+     "PodList", "NodeList", "EndpointsList", "EventList", "Binding"]
 ] + [
     "k8s.io.api.discovery.v1.EndpointSlice", "k8s.io.api.discovery.v1.EndpointSliceList",
     "k8s.io.api.coordination.v1.Lease", "k8s.io.api.coordination.v1.LeaseList",
@@ -25,6 +25,11 @@ ROOTS = [
     "k8s.io.api.rbac.v1." + k for k in
     ["Role", "RoleList", "ClusterRole", "ClusterRoleList", "RoleBinding", "RoleBindingList",
      "ClusterRoleBinding", "ClusterRoleBindingList"]
+] + [
+    "k8s.io.api.apps.v1." + k for k in
+    ["Deployment", "DeploymentList", "ReplicaSet", "ReplicaSetList"]
+] + [
+    "k8s.io.api.autoscaling.v1.Scale",
 ] + [
     "k8s.io.apimachinery.pkg.apis.meta.v1.Status", "k8s.io.apimachinery.pkg.apis.meta.v1.WatchEvent",
     "k8s.io.apimachinery.pkg.runtime.Unknown",
@@ -36,6 +41,8 @@ INLINE = {"volumeSource", "handler", "localObjectReference", "ephemeralContainer
           "persistentVolumeSource", "typeMeta"}
 
 OUT_FILES = {
+    "k8s.io.api.apps.v1": "apps_v1.proto",
+    "k8s.io.api.autoscaling.v1": "autoscaling_v1.proto",
     "k8s.io.api.core.v1": "core_v1.proto",
     "k8s.io.api.discovery.v1": "discovery_v1.proto",
     "k8s.io.api.coordination.v1": "coordination_v1.proto",

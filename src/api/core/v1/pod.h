@@ -145,6 +145,18 @@ constexpr auto FieldsOf(Tag<PodSpec>) {
       FR("setHostnameAsFQDN", &T::rest, &R::set_hostname_as_fqdn, kOmitEmpty, 35));
 }
 
+// A Pod's metadata and spec as a workload's template (Deployment, ReplicaSet spec.template).
+struct PodTemplateSpec {
+  meta::ObjectMeta metadata;
+  PodSpec spec;
+  meta::UnknownFields unknown;
+  bool operator==(const PodTemplateSpec&) const = default;
+};
+constexpr auto FieldsOf(Tag<PodTemplateSpec>) {
+  using T = PodTemplateSpec;
+  return std::make_tuple(F("metadata", &T::metadata, kAlways, 1), F("spec", &T::spec, kAlways, 2));
+}
+
 // What readiness checks (podutil.IsPodReady) don't read of a PodCondition.
 struct PodConditionRest {
   meta::Time last_probe_time;

@@ -15,6 +15,7 @@ constexpr std::string_view kMeta = "io.k8s.apimachinery.pkg.apis.meta.v1.";
 constexpr std::string_view kDisc = "io.k8s.api.discovery.v1.";
 constexpr std::string_view kCoord = "io.k8s.api.coordination.v1.";
 constexpr std::string_view kRbac = "io.k8s.api.rbac.v1.";
+constexpr std::string_view kApps = "io.k8s.api.apps.v1.";
 
 std::string N(std::string_view prefix, std::string_view type) {
   return std::string(prefix) + std::string(type);
@@ -83,7 +84,9 @@ Tables Build() {
                                                                   {kRbac, "Role"},
                                                                   {kRbac, "ClusterRole"},
                                                                   {kRbac, "RoleBinding"},
-                                                                  {kRbac, "ClusterRoleBinding"}}) {
+                                                                  {kRbac, "ClusterRoleBinding"},
+                                                                  {kApps, "Deployment"},
+                                                                  {kApps, "ReplicaSet"}}) {
     f(prefix, kind, "kind", Doc(kKindDoc));
     f(prefix, kind, "apiVersion", Doc(kApiVersionDoc));
     f(prefix, kind, "metadata", Doc(kMetadataDoc));
@@ -457,6 +460,105 @@ Tables Build() {
   f(kCoord, "LeaseSpec", "leaseTransitions",
     Doc("leaseTransitions is the number of transitions of a lease between holders."));
 
+  // apps.v1: Deployment, ReplicaSet (k8s.io/api/apps/v1/types.go markers).
+  ty(kApps, "Deployment", "Deployment enables declarative updates for Pods and ReplicaSets.");
+  ty(kApps, "ReplicaSet",
+     "ReplicaSet ensures that a specified number of pod replicas are running at any given time.");
+  ty(kApps, "DeploymentSpec",
+     "DeploymentSpec is the specification of the desired behavior of the Deployment.");
+  ty(kApps, "DeploymentStatus",
+     "DeploymentStatus is the most recently observed status of the Deployment.");
+  ty(kApps, "ReplicaSetSpec", "ReplicaSetSpec is the specification of a ReplicaSet.");
+  ty(kApps, "ReplicaSetStatus", "ReplicaSetStatus represents the current status of a ReplicaSet.");
+  ty(kApps, "DeploymentStrategy",
+     "DeploymentStrategy describes how to replace existing pods with new ones.");
+  ty(kApps, "RollingUpdateDeployment", "Spec to control the desired behavior of rolling update.");
+  ty(kApps, "DeploymentCondition",
+     "DeploymentCondition describes the state of a deployment at a certain point.");
+  ty(kApps, "ReplicaSetCondition",
+     "ReplicaSetCondition describes the state of a replica set at a certain point.");
+  ty(kCore, "PodTemplateSpec",
+     "PodTemplateSpec describes the data a pod should have when created from a template");
+  for (auto kind : {"Deployment", "ReplicaSet"}) {
+    f(kApps, kind, "spec", Doc("Specification of the desired behavior of the object."));
+    f(kApps, kind, "status", Doc("Most recently observed status of the object."));
+  }
+  f(kApps, "DeploymentSpec", "replicas",
+    Doc("Number of desired pods. This is a pointer to distinguish between explicit zero and not "
+        "specified. Defaults to 1."));
+  f(kApps, "DeploymentSpec", "selector",
+    Req("Label selector for pods. Existing ReplicaSets whose pods are selected by this will be "
+        "the ones affected by this deployment. It must match the pod template's labels."));
+  f(kApps, "DeploymentSpec", "template",
+    Req("Template describes the pods that will be created. The only allowed "
+        "template.spec.restartPolicy value is \"Always\"."));
+  f(kApps, "DeploymentSpec", "strategy",
+    FieldInfo{"The deployment strategy to use to replace existing pods with new ones.",
+              {},
+              "retainKeys",
+              {},
+              {},
+              false});
+  f(kApps, "DeploymentSpec", "minReadySeconds",
+    Doc("Minimum number of seconds for which a newly created pod should be ready without any of "
+        "its container crashing, for it to be considered available. Defaults to 0 (pod will be "
+        "considered available as soon as it is ready)"));
+  f(kApps, "DeploymentSpec", "revisionHistoryLimit",
+    Doc("The number of old ReplicaSets to retain to allow rollback. This is a pointer to "
+        "distinguish between explicit zero and not specified. Defaults to 10."));
+  f(kApps, "DeploymentSpec", "paused", Doc("Indicates that the deployment is paused."));
+  f(kApps, "DeploymentSpec", "progressDeadlineSeconds",
+    Doc("The maximum time in seconds for a deployment to make progress before it is considered "
+        "to be failed. Defaults to 600s."));
+  f(kApps, "DeploymentStrategy", "type",
+    Doc("Type of deployment. Can be \"Recreate\" or \"RollingUpdate\". Default is "
+        "RollingUpdate."));
+  f(kApps, "RollingUpdateDeployment", "maxUnavailable",
+    Doc("The maximum number of pods that can be unavailable during the update. Defaults to "
+        "25%."));
+  f(kApps, "RollingUpdateDeployment", "maxSurge",
+    Doc("The maximum number of pods that can be scheduled above the desired number of pods. "
+        "Defaults to 25%."));
+  f(kApps, "DeploymentStatus", "conditions",
+    MapList("Represents the latest available observations of a deployment's current state.", "type",
+            {"type"}));
+  f(kApps, "DeploymentStatus", "replicas",
+    Doc("Total number of non-terminating pods targeted by this deployment (their labels match "
+        "the selector)."));
+  f(kApps, "DeploymentStatus", "observedGeneration",
+    Doc("The generation observed by the deployment controller."));
+  f(kApps, "DeploymentCondition", "type", Req("Type of deployment condition."));
+  f(kApps, "DeploymentCondition", "status",
+    Req("Status of the condition, one of True, False, Unknown."));
+  f(kApps, "ReplicaSetSpec", "replicas",
+    Doc("Replicas is the number of desired pods. This is a pointer to distinguish between "
+        "explicit zero and unspecified. Defaults to 1."));
+  f(kApps, "ReplicaSetSpec", "selector",
+    Req("Selector is a label query over pods that should match the replica count. Label keys "
+        "and values that must match in order to be controlled by this replica set. It must "
+        "match the pod template's labels."));
+  f(kApps, "ReplicaSetSpec", "template",
+    Doc("Template is the object that describes the pod that will be created if insufficient "
+        "replicas are detected."));
+  f(kApps, "ReplicaSetStatus", "replicas",
+    Req("Replicas is the most recently observed number of non-terminating pods."));
+  f(kApps, "ReplicaSetStatus", "conditions",
+    MapList("Represents the latest available observations of a replica set's current state.",
+            "type", {"type"}));
+  f(kApps, "ReplicaSetCondition", "type", Req("Type of replica set condition."));
+  f(kApps, "ReplicaSetCondition", "status",
+    Req("Status of the condition, one of True, False, Unknown."));
+  ty("io.k8s.api.autoscaling.v1.", "Scale", "Scale represents a scaling request for a resource.");
+  f("io.k8s.api.autoscaling.v1.", "Scale", "metadata", Doc(kMetadataDoc));
+  f("io.k8s.api.autoscaling.v1.", "ScaleSpec", "replicas",
+    Doc("replicas is the desired number of instances for the scaled object."));
+  f("io.k8s.api.autoscaling.v1.", "ScaleStatus", "replicas",
+    Req("replicas is the actual number of observed instances of the scaled object."));
+  f("io.k8s.api.autoscaling.v1.", "ScaleStatus", "selector",
+    Doc("selector is the label query over pods that should match the replicas count."));
+  f(kCore, "PodTemplateSpec", "metadata", Doc(kMetadataDoc));
+  f(kCore, "PodTemplateSpec", "spec", Doc("Specification of the desired behavior of the pod."));
+
   // rbac.v1 (list types: rules, subjects and clusterRoleSelectors are atomic upstream).
   ty(kRbac, "Role",
      "Role is a namespaced, logical grouping of PolicyRules that can be referenced as a unit by "
@@ -534,6 +636,7 @@ Tables Build() {
     t.partial.insert(N(kCore, c));
   }
   t.partial.insert(N(kMeta, "ObjectMeta"));
+  t.partial.insert(N(kCore, "PodTemplateSpec"));
   t.partial.insert(N(kDisc, "Endpoint"));
   t.partial.insert(N(kCoord, "LeaseSpec"));
   return t;

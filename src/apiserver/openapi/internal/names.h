@@ -4,6 +4,7 @@
 
 #include "api/authentication/v1/self_subject_review.h"
 #include "api/authorization/v1/reviews.h"
+#include "api/autoscaling/v1/scale.h"
 #include "api/types.h"
 
 // Upstream OpenAPI component names for every reflected type (components.schemas keys). A type
@@ -131,6 +132,26 @@ SVCPLANE_AUTHZ(SubjectRulesReviewStatus)
 SVCPLANE_AUTHZ(SelfSubjectRulesReview)
 #undef SVCPLANE_AUTHZ
 #undef SVCPLANE_AUTHN
+
+SVCPLANE_SCHEMA_NAME(api::core::v1::PodTemplateSpec, "io.k8s.api.core.v1.PodTemplateSpec")
+#define SVCPLANE_APPS(T) SVCPLANE_SCHEMA_NAME(api::apps::v1::T, "io.k8s.api.apps.v1." #T)
+SVCPLANE_APPS(RollingUpdateDeployment)
+SVCPLANE_APPS(DeploymentStrategy)
+SVCPLANE_APPS(DeploymentSpec)
+SVCPLANE_APPS(DeploymentCondition)
+SVCPLANE_APPS(DeploymentStatus)
+SVCPLANE_APPS(Deployment)
+SVCPLANE_APPS(ReplicaSetSpec)
+SVCPLANE_APPS(ReplicaSetCondition)
+SVCPLANE_APPS(ReplicaSetStatus)
+SVCPLANE_APPS(ReplicaSet)
+#undef SVCPLANE_APPS
+SVCPLANE_SCHEMA_NAME(api::DeploymentList, "io.k8s.api.apps.v1.DeploymentList")
+SVCPLANE_SCHEMA_NAME(api::ReplicaSetList, "io.k8s.api.apps.v1.ReplicaSetList")
+
+SVCPLANE_SCHEMA_NAME(api::autoscaling::v1::ScaleSpec, "io.k8s.api.autoscaling.v1.ScaleSpec")
+SVCPLANE_SCHEMA_NAME(api::autoscaling::v1::ScaleStatus, "io.k8s.api.autoscaling.v1.ScaleStatus")
+SVCPLANE_SCHEMA_NAME(api::autoscaling::v1::Scale, "io.k8s.api.autoscaling.v1.Scale")
 
 #undef SVCPLANE_DISCOVERY
 #undef SVCPLANE_CORE_LIST

@@ -170,7 +170,8 @@ bool Has(const std::vector<std::string_view>& verbs, std::string_view v) {
 }  // namespace
 
 void AddResourcePaths(const api::ResourceInfo& r, std::string_view schema,
-                      std::string_view list_schema, json::object* paths) {
+                      std::string_view list_schema, json::object* paths,
+                      std::string_view scale_schema) {
   const OpNames n = NamesFor(r);
   const std::string base =
       r.group.empty() ? "/api/v1" : "/apis/" + std::string(r.group) + "/" + std::string(r.version);
@@ -271,6 +272,23 @@ void AddResourcePaths(const api::ResourceInfo& r, std::string_view schema,
 
   // Subresources: status (get/put/patch) and namespaces/finalize (put).
   for (const auto& sub : r.subresources) {
+    // A subresource of another kind: apps' scale takes and returns an autoscaling/v1 Scale,
+    // and its operations name that kind; others (pods/binding) are not described.
+    std::string_view sub_schema = schema;
+    const bool scale = !sub.kind.empty() && sub.kind != r.kind;
+    if (scale) {
+      if (sub.kind != "Scale" || scale_schema.empty()) continue;
+      sub_schema = scale_schema;
+    }
+    auto Operation = [scale](const OpNames& names, std::string_view description, std::string id,
+                             std::string_view action, const api::ResourceInfo& res) {
+      json::object op = internal::Operation(names, description, std::move(id), action, res);
+      if (scale) {
+        op["x-kubernetes-group-version-kind"] =
+            json::object{{"group", "autoscaling"}, {"version", "v1"}, {"kind", "Scale"}};
+      }
+      return op;
+    };
     std::string sub_cap(sub.name);
     sub_cap[0] = static_cast<char>(std::toupper(sub_cap[0]));
     json::object sp;
@@ -279,16 +297,16 @@ void AddResourcePaths(const api::ResourceInfo& r, std::string_view schema,
         json::object op =
             Operation(n, "read " + std::string(sub.name) + " of the specified " + kind,
                       "read" + n.prefix + scope + kind + sub_cap, "get", r);
-        op["responses"] = Responses({{"200", Response("OK", schema)}});
+        op["responses"] = Responses({{"200", Response("OK", sub_schema)}});
         sp["get"] = std::move(op);
       } else if (verb == "update") {
         json::object op =
             Operation(n, "replace " + std::string(sub.name) + " of the specified " + kind,
                       "replace" + n.prefix + scope + kind + sub_cap, "put", r);
         op["parameters"] = write_params();
-        op["requestBody"] = Body(schema);
-        op["responses"] =
-            Responses({{"200", Response("OK", schema)}, {"201", Response("Created", schema)}});
+        op["requestBody"] = Body(sub_schema);
+        op["responses"] = Responses(
+            {{"200", Response("OK", sub_schema)}, {"201", Response("Created", sub_schema)}});
         sp["put"] = std::move(op);
       } else if (verb == "patch") {
         json::object op =
@@ -296,8 +314,8 @@ void AddResourcePaths(const api::ResourceInfo& r, std::string_view schema,
                       "patch" + n.prefix + scope + kind + sub_cap, "patch", r);
         op["parameters"] = patch_params();
         op["requestBody"] = PatchBody();
-        op["responses"] =
-            Responses({{"200", Response("OK", schema)}, {"201", Response("Created", schema)}});
+        op["responses"] = Responses(
+            {{"200", Response("OK", sub_schema)}, {"201", Response("Created", sub_schema)}});
         sp["patch"] = std::move(op);
       }
     }

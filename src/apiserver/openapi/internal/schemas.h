@@ -80,6 +80,9 @@ class SchemaSet {
 
   json::object Take() {
     if (overlay_used_) {
+      // The overlay's container resources refer to Quantity, which a document whose kinds
+      // have no Quantity member of their own (apps/v1) would otherwise lack.
+      (void)PropertySchema<api::meta::Quantity>();
       for (const auto& [k, v] : OverlayComponents()) {
         if (!schemas_.contains(k)) schemas_[k] = v;
       }
