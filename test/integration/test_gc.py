@@ -100,13 +100,22 @@ class GarbageCollectionTest(unittest.TestCase):
                   and self.exists(self.core.read_namespaced_service, "fg") is None)
 
     def test_an_owner_of_a_kind_not_served_keeps_its_dependent(self):
-        self.pod("rs-pod", [("apps/v1", "ReplicaSet", "web-abc", "0f0f0f0f-aaaa-bbbb-cccc-1234")])
+        self.pod("rs-pod", [("batch/v1", "Job", "web-abc", "0f0f0f0f-aaaa-bbbb-cccc-1234")])
         svc = self.service("kick")  # a DELETE runs a collection pass at once
         self.pod("kick-pod", [self.owned_by(svc)])
         self.delete_service("kick", "Background")
         self.wait("kick-pod deleted",
                   lambda: self.exists(self.core.read_namespaced_pod, "kick-pod") is None)
         self.assertIsNotNone(self.exists(self.core.read_namespaced_pod, "rs-pod"))
+
+    def test_a_missing_replicaset_owner_is_collected_now_that_replicasets_are_served(self):
+        self.pod("orphan-of-rs",
+                 [("apps/v1", "ReplicaSet", "gone", "0f0f0f0f-aaaa-bbbb-cccc-5678")])
+        svc = self.service("kick2")
+        self.pod("kick2-pod", [self.owned_by(svc)])
+        self.delete_service("kick2", "Background")
+        self.wait("orphan-of-rs deleted",
+                  lambda: self.exists(self.core.read_namespaced_pod, "orphan-of-rs") is None)
 
 
 if __name__ == "__main__":
