@@ -175,6 +175,11 @@ class SsaTest(unittest.TestCase):
         self.assertEqual(body["message"], "PatchOptions.meta.k8s.io \"\" is invalid: fieldManager: "
                                           "Too long: may not be more than 128 bytes")
         self.assertEqual(body["details"]["causes"][0]["reason"], "FieldValueTooLong")
+        status, body, _ = self.apply("s06", service("s06"), manager="abc%07")
+        self.assertEqual(status, 422, body)
+        self.assertEqual(body["message"], "PatchOptions.meta.k8s.io \"\" is invalid: fieldManager: "
+                                          "Invalid value: \"abc\\a\": invalid character U+0007 "
+                                          "(at position 3)")
         for ct in ("application/apply-patch+json", "application/apply-patch+cbor"):
             status, body, _ = self.request("PATCH", SVC_PATH + "s06", service("s06"), ct,
                                            "?fieldManager=kubectl")

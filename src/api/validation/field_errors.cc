@@ -108,10 +108,6 @@ std::string FieldError::ErrorBody() const {
 
 std::string FieldError::Error() const { return field + ": " + ErrorBody(); }
 
-namespace {
-
-// Decodes one UTF-8 sequence at s[i]; returns its length, or 0 if invalid (Go then treats the
-// single byte as RuneError and Quote prints it as \xNN).
 size_t DecodeRune(std::string_view s, size_t i, char32_t* out) {
   auto b0 = static_cast<unsigned char>(s[i]);
   size_t n;
@@ -140,6 +136,8 @@ size_t DecodeRune(std::string_view s, size_t i, char32_t* out) {
   return n;
 }
 
+namespace {
+
 // unicode.IsPrint for the non-ASCII code points people actually paste: spaces other than
 // U+0020 and format characters are not printable in Go.
 bool IsPrintNonAscii(char32_t r) {
@@ -159,6 +157,8 @@ void AppendHex(std::string* out, const char* fmt, unsigned value) {
 }
 
 }  // namespace
+
+bool GoIsPrint(char32_t r) { return r < 0x80 ? r >= 0x20 && r < 0x7F : IsPrintNonAscii(r); }
 
 std::string GoQuote(std::string_view s) {
   std::string out;

@@ -78,6 +78,11 @@ using FieldErrorList = std::vector<FieldError>;
 // common cases (C1 controls, U+00AD, U+2028/9, U+FEFF escaped); exotic unassigned code points
 // are printed raw.
 std::string GoQuote(std::string_view s);
+// Go's unicode.IsPrint, to the same precision as GoQuote.
+bool GoIsPrint(char32_t r);
+// Decodes one UTF-8 sequence at s[i] into *out; returns its length, or 0 if invalid (Go then
+// ranges over the single byte as RuneError, U+FFFD, and Quote prints it as \xNN).
+size_t DecodeRune(std::string_view s, size_t i, char32_t* out);
 // %#v of a []string: `[]string{"a", "b"}`; `[]string(nil)` when `is_nil`.
 std::string GoStringSlice(const std::vector<std::string>& values, bool is_nil = false);
 

@@ -9,6 +9,7 @@
 #include <boost/json/serialize.hpp>
 
 #include "api/resources.h"
+#include "api/validation/field_errors.h"
 #include "apiserver/fieldmanager/internal/bookkeeping_tables.h"
 #include "apiserver/fieldmanager/internal/go_quote.h"
 #include "apiserver/fieldmanager/internal/merge_schema.h"
@@ -239,11 +240,11 @@ std::string ManagerFromUserAgent(std::string_view user_agent) {
   std::string_view prefix = user_agent.substr(0, user_agent.find('/'));
   std::string out;
   for (size_t i = 0; i < prefix.size();) {
-    uint32_t rune = 0xFFFD;
-    size_t n = internal::DecodeUtf8(prefix, i, &rune);
+    char32_t rune = 0xFFFD;
+    size_t n = api::validation::DecodeRune(prefix, i, &rune);
     std::string_view bytes = n == 0 ? std::string_view("\xEF\xBF\xBD") : prefix.substr(i, n);
     i += n == 0 ? 1 : n;
-    if (n != 0 && !internal::GoIsPrint(rune)) continue;  // Go ranges bad bytes as U+FFFD
+    if (n != 0 && !api::validation::GoIsPrint(rune)) continue;  // Go ranges bad bytes as U+FFFD
     if (out.size() + bytes.size() > kFieldManagerMaxLength) break;
     out.append(bytes);
   }

@@ -9,6 +9,7 @@
 #include <boost/json/object.hpp>
 #include <boost/json/parse.hpp>
 
+#include "api/validation/field_errors.h"
 #include "apiserver/fieldmanager/internal/go_quote.h"
 #include "base/json_string.h"
 
@@ -147,7 +148,7 @@ std::string ValueToString(const json::value& v) {
     case json::kind::double_:
       return GoFormatFloat(v.get_double());
     case json::kind::string:
-      return internal::GoQuote(v.get_string());
+      return api::validation::GoQuote(v.get_string());
     case json::kind::array: {
       std::string out = "[";
       bool first = true;

@@ -7,6 +7,7 @@
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 
+#include "api/validation/field_errors.h"
 #include "apiserver/fieldmanager/internal/go_quote.h"
 #include "base/json_string.h"
 
@@ -76,7 +77,7 @@ Result<ManagedFieldsEntry> CheckEntry(RawEntry raw, size_t index) {
     return DecodeError("missing fieldsType in managed fields entry " + std::to_string(index));
   }
   if (raw.fields_type != "FieldsV1") {
-    return DecodeError("invalid fieldsType " + internal::GoQuote(raw.fields_type) +
+    return DecodeError("invalid fieldsType " + api::validation::GoQuote(raw.fields_type) +
                        " in managed fields entry " + std::to_string(index));
   }
   ManagedFieldsEntry e;
@@ -304,11 +305,12 @@ bool EntriesEqualIgnoringTime(const std::vector<api::meta::RawJson>& a,
 std::string PrintManager(std::string_view identifier) {
   boost::system::error_code ec;
   json::value v = json::parse(identifier, ec);
-  if (ec || !v.is_object()) return internal::GoQuote(identifier);
+  if (ec || !v.is_object()) return api::validation::GoQuote(identifier);
   Result<RawEntry> raw = ReadEntry(v);
-  if (!raw.ok()) return internal::GoQuote(identifier);
-  std::string out = internal::GoQuote(raw->manager);
-  if (!raw->subresource.empty()) out += " with subresource " + internal::GoQuote(raw->subresource);
+  if (!raw.ok()) return api::validation::GoQuote(identifier);
+  std::string out = api::validation::GoQuote(raw->manager);
+  if (!raw->subresource.empty())
+    out += " with subresource " + api::validation::GoQuote(raw->subresource);
   if (raw->operation == kOperationUpdate) {
     out += " using " + raw->api_version;
     if (raw->time) out += " at " + api::meta::FormatRFC3339(*raw->time);

@@ -7,45 +7,8 @@
 #include "apiserver/rest/query.h"
 
 namespace svcplane::apiserver::rest {
-namespace {
 
 namespace v = api::validation;
-
-// Decodes the UTF-8 rune at `s[*i]` and advances `*i`; invalid bytes decode as U+FFFD (one
-// byte), as Go's range over a string does.
-char32_t NextRune(std::string_view s, size_t* i) {
-  const auto b = static_cast<unsigned char>(s[*i]);
-  int len = b < 0x80 ? 1 : (b >> 5) == 0x6 ? 2 : (b >> 4) == 0xE ? 3 : (b >> 3) == 0x1E ? 4 : 0;
-  if (len == 0 || *i + len > s.size()) {
-    ++*i;
-    return 0xFFFD;
-  }
-  char32_t r = len == 1 ? b : b & (0x7F >> len);
-  for (int k = 1; k < len; ++k) {
-    const auto c = static_cast<unsigned char>(s[*i + k]);
-    if ((c >> 6) != 0x2) {
-      ++*i;
-      return 0xFFFD;
-    }
-    r = (r << 6) | (c & 0x3F);
-  }
-  *i += len;
-  return r;
-}
-
-// Go's unicode.IsPrint for the runes a manager name can hold: controls, separators other than
-// the ASCII space and format characters are not printable.
-bool IsPrint(char32_t r) {
-  if (r < 0x20 || (r >= 0x7F && r <= 0xA0)) return false;
-  if (r == 0xAD || r == 0x1680 || (r >= 0x2000 && r <= 0x200F) || (r >= 0x2028 && r <= 0x202F) ||
-      (r >= 0x205F && r <= 0x206F) || r == 0x3000 || r == 0xFEFF || (r >= 0xFFF9 && r <= 0xFFFB) ||
-      (r >= 0xD800 && r <= 0xDFFF)) {
-    return false;
-  }
-  return true;
-}
-
-}  // namespace
 
 Result<ManagerOptions> ParseManagerOptions(const http::Request& req, std::string_view options_kind,
                                            std::optional<patch::PatchType> patch_type) {
@@ -65,8 +28,10 @@ Result<ManagerOptions> ParseManagerOptions(const http::Request& req, std::string
   } else {
     for (size_t i = 0; i < out.field_manager.size();) {
       const size_t at = i;
-      const char32_t r = NextRune(out.field_manager, &i);
-      if (!IsPrint(r)) {
+      char32_t r = 0xFFFD;  // Go ranges over a byte that is not UTF-8 as U+FFFD (printable)
+      const size_t n = v::DecodeRune(out.field_manager, i, &r);
+      i += n == 0 ? 1 : n;
+      if (n != 0 && !v::GoIsPrint(r)) {
         errs.push_back(v::Invalid(v::Path("fieldManager"), out.field_manager,
                                   fmt::format("invalid character U+{:04X} (at position {})",
                                               static_cast<uint32_t>(r), at)));
