@@ -35,7 +35,8 @@ void AddDurationFlag(CLI::App& app, const std::string& name, std::chrono::millis
             if (*d < Duration::zero()) return "must not be negative";
             return "";
           },
-          "DURATION"))
+          ""))
+      ->type_name("DURATION")
       ->default_str(FormatGoDuration(into));
 }
 
