@@ -230,7 +230,7 @@ ALLOWED = [
     ("escalate", "clusterroles.rbac.authorization.k8s.io", None),
     # replicaset-controller
     ("list", "replicasets.apps", None), ("watch", "replicasets.apps", None),
-    ("get", "replicasets.apps", "shop"), ("update", "replicasets.apps/status", "shop"),
+    ("get", "replicasets.apps", "shop"), ("update", "replicasets.apps", "shop"),
     ("create", "pods", "shop"), ("delete", "pods", "shop"), ("patch", "pods", "shop"),
     ("create", "leases.coordination.k8s.io", LEASE_NS),
     ("get", "leases.coordination.k8s.io/" + LEASE_NAME, LEASE_NS),
@@ -238,8 +238,8 @@ ALLOWED = [
 ]
 
 DENIED = [
-    ("patch", "pods/status", "shop"), ("deletecollection", "pods", "shop"),
-    ("create", "pods/eviction", "shop"), ("delete", "deployments.apps", "shop"),
+    ("deletecollection", "pods", "shop"), ("create", "deployments.apps", "shop"),
+    ("delete", "deployments.apps", "shop"),
     ("delete", "nodes", None), ("update", "nodes", None),
     ("update", "services", "shop"), ("delete", "services", "shop"),
     ("create", "namespaces", None),
