@@ -350,6 +350,23 @@ TEST_F(ReplicaSetControllerTest, FailedBatchStopsAndSetsReplicaFailure) {
   EXPECT_EQ(Get("fail")->status.replicas, 20);
 }
 
+// updateReplicaSetStatus writes nothing when counters, conditions and observedGeneration are
+// already right.
+TEST_F(ReplicaSetControllerTest, NoStatusWriteWhenCurrent) {
+  Start(/*run=*/false);
+  ASSERT_NE(Create(MakeReplicaSet("idle", 0)), nullptr);
+  ASSERT_TRUE(WaitFor([&] { return controller_->QueueForTest().Len() > 0; }));
+  auto key = controller_->QueueForTest().Get();
+  controller_->QueueForTest().Done(*key);
+  ASSERT_TRUE(controller_->SyncForTest("ns/idle").ok());  // observedGeneration 0 -> 1
+  const std::string rv = Get("idle")->metadata.resource_version;
+  EXPECT_EQ(Get("idle")->status.observed_generation, 1);
+  // The status update's event brings the written version into the cache.
+  ASSERT_TRUE(WaitFor([&] { return controller_->QueueForTest().Len() > 0; }));
+  ASSERT_TRUE(controller_->SyncForTest("ns/idle").ok());
+  EXPECT_EQ(Get("idle")->metadata.resource_version, rv);
+}
+
 // Expectations hold a second sync back until the informer has seen the creations.
 TEST_F(ReplicaSetControllerTest, ExpectationsPreventDoubleCreation) {
   Start(/*run=*/false);
