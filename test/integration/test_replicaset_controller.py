@@ -190,6 +190,18 @@ class ReplicaSetControllerTest(unittest.TestCase):
         self.kubectl("scale", "rs", "web127", "--replicas=0")
         self.wait_settled("web127", 0)
 
+    def test_scale_down_takes_the_lowest_deletion_cost_first(self):
+        # §7 scenario 28: among equal Ready pods, pod-deletion-cost "-100" goes first.
+        self.create("cost", 3)
+        _, pods = self.wait_settled("cost", 3)
+        cheap = pods[1]["metadata"]["name"]
+        self.kubectl("annotate", "pod", cheap, "controller.kubernetes.io/pod-deletion-cost=-100")
+        self.kubectl("scale", "rs", "cost", "--replicas=2")
+        _, pods = self.wait_settled("cost", 2)
+        self.assertNotIn(cheap, [p["metadata"]["name"] for p in pods])
+        out = self.kubectl("describe", "rs", "cost").stdout
+        self.assertIn("Deleted pod: " + cheap, out)
+
     def test_orphan_is_adopted_and_surplus_deleted(self):
         rs = self.create("adopt", 2)
         self.wait_settled("adopt", 2)
