@@ -122,6 +122,9 @@ void AddControllerManagerFlags(CLI::App* c, ControllersFlags& f) {
                 f.mirroring_endpointslice_updates_batch_period,
                 "batching of mirrored endpointslice updates")
       ->capture_default_str();
+  c->add_option("--concurrent-replicaset-syncs", o.replicaset.concurrent_replicaset_syncs,
+                "replicaset controller workers")
+      ->capture_default_str();
 }
 
 Status ParseDurationFlags(ControllersFlags& f) {

@@ -11,6 +11,7 @@
 #include "controllers/endpointslice/recorder_event_sink.h"
 #include "controllers/manager/builtin_controllers.h"
 #include "controllers/mirroring/controller.h"
+#include "controllers/replicaset/controller.h"
 
 namespace svcplane::cmd {
 
@@ -77,6 +78,13 @@ Status StartMirroringController(manager::ControllerContext& ctx) {
       ctx, "endpointslicemirroring-controller", controllers::mirroring::kEventComponent, opts);
 }
 
+Status StartReplicaSetController(manager::ControllerContext& ctx) {
+  controllers::replicaset::ReplicaSetControllerOptions opts;
+  opts.workers = ctx.options.replicaset.concurrent_replicaset_syncs;
+  return StartOwned<controllers::replicaset::ReplicaSetController>(
+      ctx, "replicaset-controller", controllers::replicaset::kEventComponent, opts);
+}
+
 // Two threads: one lists and watches ClusterRoles, one writes the aggregated rules.
 Status StartClusterRoleAggregationController(manager::ControllerContext& ctx) {
   namespace agg = controllers::clusterroleaggregation;
@@ -108,6 +116,8 @@ Status RegisterControllers(manager::ControllerRegistry& registry) {
                          StartMirroringController,
                          false,
                          {"endpointslice-mirroring-controller", "endpointslicemirroring"}}));
+  SVC_RETURN_IF_ERROR(registry.Register(
+      {"replicaset-controller", StartReplicaSetController, false, {"replicaset"}}));
   // On by default, as in kube-controller-manager: the bootstrap admin/edit/view roles are
   // empty until it runs.
   SVC_RETURN_IF_ERROR(

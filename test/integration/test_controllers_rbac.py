@@ -228,13 +228,18 @@ ALLOWED = [
     ("watch", "clusterroles.rbac.authorization.k8s.io", None),
     ("update", "clusterroles.rbac.authorization.k8s.io", None),
     ("escalate", "clusterroles.rbac.authorization.k8s.io", None),
+    # replicaset-controller
+    ("list", "replicasets.apps", None), ("watch", "replicasets.apps", None),
+    ("get", "replicasets.apps", "shop"), ("update", "replicasets.apps", "shop"),
+    ("create", "pods", "shop"), ("delete", "pods", "shop"), ("patch", "pods", "shop"),
     ("create", "leases.coordination.k8s.io", LEASE_NS),
     ("get", "leases.coordination.k8s.io/" + LEASE_NAME, LEASE_NS),
     ("update", "leases.coordination.k8s.io/" + LEASE_NAME, LEASE_NS),
 ]
 
 DENIED = [
-    ("create", "pods", "shop"), ("delete", "pods", "shop"),
+    ("deletecollection", "pods", "shop"), ("create", "deployments.apps", "shop"),
+    ("delete", "deployments.apps", "shop"),
     ("delete", "nodes", None), ("update", "nodes", None),
     ("update", "services", "shop"), ("delete", "services", "shop"),
     ("create", "namespaces", None),
@@ -281,7 +286,7 @@ class WithTheManifest(unittest.TestCase):
         with open(MANIFEST) as f:
             kinds = [d["kind"] for d in yaml.safe_load_all(f) if d]
         self.assertNotIn("ServiceAccount", kinds)
-        self.assertEqual(sorted(kinds), sorted(["ClusterRoleBinding"] * 4 + ["Role",
+        self.assertEqual(sorted(kinds), sorted(["ClusterRoleBinding"] * 5 + ["Role",
                                                                             "RoleBinding"]))
         for line in ("clusterrolebinding.rbac.authorization.k8s.io/"
                      "svcplane-controllers:endpoint-controller created",

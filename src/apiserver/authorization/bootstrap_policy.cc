@@ -241,6 +241,12 @@ std::vector<ClusterRole> ControllerRoles() {
   roles.push_back(Role("system:controller:pod-garbage-collector",
                        {R({"list", "watch", "delete"}, {""}, {"pods"}), R(kRead, {""}, {"nodes"}),
                         R({"patch"}, {""}, {"pods/status"})}));
+  roles.push_back(
+      Role("system:controller:replicaset-controller",
+           {R({"get", "list", "watch", "update"}, {"apps", "extensions"}, {"replicasets"}),
+            R({"update"}, {"apps", "extensions"}, {"replicasets/status"}),
+            R({"update"}, {"apps", "extensions"}, {"replicasets/finalizers"}),
+            R({"list", "watch", "patch", "create", "delete"}, {""}, {"pods"}), Events()}));
   return roles;
 }
 

@@ -51,6 +51,7 @@ TEST(BootstrapPolicy, EveryRoleTheSpecLists) {
                         "system:controller:namespace-controller",
                         "system:controller:node-controller",
                         "system:controller:pod-garbage-collector",
+                        "system:controller:replicaset-controller",
                         "system:controller:clusterrole-aggregation-controller"}) {
     EXPECT_TRUE(names.contains(n)) << n;
   }
