@@ -122,6 +122,9 @@ void AddControllerManagerFlags(CLI::App* c, ControllersFlags& f) {
                 f.mirroring_endpointslice_updates_batch_period,
                 "batching of mirrored endpointslice updates")
       ->capture_default_str();
+  c->add_option("--concurrent-deployment-syncs", o.deployment.concurrent_deployment_syncs,
+                "deployment controller workers")
+      ->capture_default_str();
 }
 
 Status ParseDurationFlags(ControllersFlags& f) {

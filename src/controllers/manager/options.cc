@@ -47,6 +47,8 @@ Status Validate(const ControllerManagerOptions& o) {
                                "--concurrent-service-endpoint-syncs"));
   SVC_RETURN_IF_ERROR(positive(o.mirroring.mirroring_concurrent_service_endpoint_syncs,
                                "--mirroring-concurrent-service-endpoint-syncs"));
+  SVC_RETURN_IF_ERROR(
+      positive(o.deployment.concurrent_deployment_syncs, "--concurrent-deployment-syncs"));
   // Upstream's validation: 1..1000 endpoints per slice / per subset.
   if (o.endpointslice.max_endpoints_per_slice < 1 ||
       o.endpointslice.max_endpoints_per_slice > 1000) {

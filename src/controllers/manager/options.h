@@ -49,6 +49,11 @@ struct EndpointSliceMirroringOptions {
   Duration mirroring_endpointslice_updates_batch_period{0};
 };
 
+// --concurrent-deployment-syncs.
+struct DeploymentControllerOptions {
+  int concurrent_deployment_syncs = 5;
+};
+
 struct ControllerManagerOptions {
   // --controllers: "*" enables every controller not disabled by default, "name" enables one,
   // "-name" disables one; the first entry naming a controller wins.
@@ -71,6 +76,7 @@ struct ControllerManagerOptions {
   EndpointControllerOptions endpoint;
   EndpointSliceControllerOptions endpointslice;
   EndpointSliceMirroringOptions mirroring;
+  DeploymentControllerOptions deployment;
 };
 
 // Checks ranges and that the leader election timings can work (the elector validates again).

@@ -77,6 +77,10 @@ TEST(ValidateTest, RejectsOutOfRangeControllerFlags) {
   o = {};
   o.endpoint.concurrent_endpoint_syncs = 0;
   EXPECT_FALSE(Validate(o).ok());
+  o = {};
+  EXPECT_EQ(o.deployment.concurrent_deployment_syncs, 5);
+  o.deployment.concurrent_deployment_syncs = 0;
+  EXPECT_EQ(Validate(o).message(), "--concurrent-deployment-syncs must be at least 1, got 0");
 }
 
 }  // namespace
