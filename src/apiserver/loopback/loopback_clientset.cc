@@ -16,6 +16,8 @@ namespace svcplane::apiserver::loopback {
 namespace {
 
 using namespace api::core::v1;
+using api::apps::v1::Deployment;
+using api::apps::v1::ReplicaSet;
 using api::coordination::v1::Lease;
 using api::discovery::v1::EndpointSlice;
 using api::rbac::v1::ClusterRole;
@@ -283,6 +285,8 @@ class LoopbackClientset final : public client::Clientset {
         cluster_roles_(r.cluster_roles, &options_, true),
         role_bindings_(r.role_bindings, &options_, true),
         cluster_role_bindings_(r.cluster_role_bindings, &options_, true),
+        deployments_(r.deployments, &options_, true),
+        replica_sets_(r.replica_sets, &options_, true),
         pods_registry_(r.pods) {}
 
   client::ResourceClient<Namespace>& Namespaces() override { return namespaces_; }
@@ -299,6 +303,8 @@ class LoopbackClientset final : public client::Clientset {
   client::ResourceClient<ClusterRoleBinding>& ClusterRoleBindings() override {
     return Served(cluster_role_bindings_);
   }
+  client::ResourceClient<Deployment>& Deployments() override { return Served(deployments_); }
+  client::ResourceClient<ReplicaSet>& ReplicaSets() override { return Served(replica_sets_); }
 
   Status BindPod(std::string_view ns, std::string_view name, std::string_view node,
                  std::string_view uid) override {
@@ -328,6 +334,8 @@ class LoopbackClientset final : public client::Clientset {
   LoopbackResourceClient<ClusterRole> cluster_roles_;
   LoopbackResourceClient<RoleBinding> role_bindings_;
   LoopbackResourceClient<ClusterRoleBinding> cluster_role_bindings_;
+  LoopbackResourceClient<Deployment> deployments_;
+  LoopbackResourceClient<ReplicaSet> replica_sets_;
   registry::Registry<Pod>* pods_registry_;
 };
 

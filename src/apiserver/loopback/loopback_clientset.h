@@ -29,6 +29,8 @@ struct Registries {
   registry::Registry<api::rbac::v1::ClusterRole>* cluster_roles = nullptr;
   registry::Registry<api::rbac::v1::RoleBinding>* role_bindings = nullptr;
   registry::Registry<api::rbac::v1::ClusterRoleBinding>* cluster_role_bindings = nullptr;
+  registry::Registry<api::apps::v1::Deployment>* deployments = nullptr;
+  registry::Registry<api::apps::v1::ReplicaSet>* replica_sets = nullptr;
 };
 
 struct LoopbackOptions {

@@ -13,6 +13,7 @@
 #include "apiserver/registry/registry.h"
 #include "apiserver/server/api_server.h"
 #include "client/errors.h"
+#include "client/informers/informer_factory.h"
 #include "client/typed/rest_clientset.h"
 #include "storage/memory/memory_store.h"
 
@@ -304,39 +305,60 @@ TEST(LoopbackGoneTest, CompactedResourceVersionIsGone) {
   EXPECT_TRUE(client::IsGone(st)) << st.ToString();
 }
 
+// A started server on a scratch folder, its loopback Clientset and a REST one from its kubeconfig.
+class LoopbackServerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("svcplane-loopback-" + std::to_string(::getpid()));
+    std::filesystem::remove_all(dir_);
+    server::ApiServerOptions opts;
+    opts.data_dir = dir_.string();
+    opts.port = 0;
+    opts.io_threads = 1;
+    opts.worker_threads = 2;
+    opts.watch_threads = 1;
+    auto srv = server::ApiServer::Start(opts);
+    ASSERT_TRUE(srv.ok()) << srv.status().ToString();
+    srv_ = std::move(*srv);
+    auto rest = client::typed::MakeRestClientsetFromKubeconfig(srv_->kubeconfig_path());
+    ASSERT_TRUE(rest.ok()) << rest.status().ToString();
+    rest_ = std::move(*rest);
+  }
+  void TearDown() override {
+    rest_.reset();
+    if (srv_) srv_->Shutdown();
+    srv_.reset();
+    std::filesystem::remove_all(dir_);
+  }
+  client::Clientset& local() { return srv_->loopback(); }
+
+  std::filesystem::path dir_;
+  std::unique_ptr<server::ApiServer> srv_;
+  std::unique_ptr<client::Clientset> rest_;
+};
+
 // The loopback Clientset of a started server sees what REST clients write, and vice versa.
-TEST(LoopbackServerTest, LoopbackAndRestAgree) {
-  auto dir =
-      std::filesystem::temp_directory_path() / ("svcplane-loopback-" + std::to_string(::getpid()));
-  std::filesystem::remove_all(dir);
-  server::ApiServerOptions opts;
-  opts.data_dir = dir.string();
-  opts.port = 0;
-  opts.io_threads = 1;
-  opts.worker_threads = 2;
-  opts.watch_threads = 1;
-  auto srv = server::ApiServer::Start(opts);
-  ASSERT_TRUE(srv.ok()) << srv.status().ToString();
-  client::Clientset& local = (*srv)->loopback();
-  auto rest = client::typed::MakeRestClientsetFromKubeconfig((*srv)->kubeconfig_path());
-  ASSERT_TRUE(rest.ok()) << rest.status().ToString();
+TEST_F(LoopbackServerTest, LoopbackAndRestAgree) {
+  client::Clientset& local = this->local();
+  client::Clientset* rest = rest_.get();
 
   auto a = local.Pods().Create(MakePod("from-loopback"));
   ASSERT_TRUE(a.ok()) << a.status().ToString();
-  auto seen = (*rest)->Pods().Get("default", "from-loopback");
+  auto seen = rest->Pods().Get("default", "from-loopback");
   ASSERT_TRUE(seen.ok()) << seen.status().ToString();
   EXPECT_EQ((*seen)->metadata.uid, (*a)->metadata.uid);
   EXPECT_EQ((*seen)->metadata.resource_version, (*a)->metadata.resource_version);
 
   Watcher w(local.Pods(), {.resource_version = (*a)->metadata.resource_version});
-  auto b = (*rest)->Pods().Create(MakePod("from-rest"));
+  auto b = rest->Pods().Create(MakePod("from-rest"));
   ASSERT_TRUE(b.ok()) << b.status().ToString();
   ASSERT_TRUE(w.WaitFor(WatchEventType::kAdded, 1));
   EXPECT_EQ(w.events[0].object->metadata.name, "from-rest");
   w.cancel.Cancel();
   EXPECT_TRUE(w.done.get().ok());
 
-  auto rest_list = (*rest)->Pods().List("default");
+  auto rest_list = rest->Pods().List("default");
   auto local_list = local.Pods().List("default");
   ASSERT_TRUE(rest_list.ok() && local_list.ok());
   EXPECT_EQ(rest_list->items.size(), 2u);  // before bound-by-rest below
@@ -345,22 +367,65 @@ TEST(LoopbackServerTest, LoopbackAndRestAgree) {
 
   // pods/binding both ways: in place (same uid), once.
   ASSERT_TRUE(local.BindPod("default", "from-loopback", "node-1", (*a)->metadata.uid).ok());
-  auto bound = (*rest)->Pods().Get("default", "from-loopback");
+  auto bound = rest->Pods().Get("default", "from-loopback");
   ASSERT_TRUE(bound.ok());
   EXPECT_EQ((*bound)->spec.node_name, "node-1");
   EXPECT_EQ((*bound)->metadata.uid, (*a)->metadata.uid);
-  EXPECT_TRUE(client::IsConflict((*rest)->BindPod("default", "from-loopback", "node-2")));
-  auto c = (*rest)->Pods().Create(MakePod("bound-by-rest"));
+  EXPECT_TRUE(client::IsConflict(rest->BindPod("default", "from-loopback", "node-2")));
+  auto c = rest->Pods().Create(MakePod("bound-by-rest"));
   ASSERT_TRUE(c.ok()) << c.status().ToString();
   EXPECT_TRUE(client::IsConflict(local.BindPod("default", "bound-by-rest", "n", "wrong-uid")));
-  ASSERT_TRUE((*rest)->BindPod("default", "bound-by-rest", "node-2", (*c)->metadata.uid).ok());
+  ASSERT_TRUE(rest->BindPod("default", "bound-by-rest", "node-2", (*c)->metadata.uid).ok());
   EXPECT_EQ((*local.Pods().Get("default", "bound-by-rest"))->spec.node_name, "node-2");
   EXPECT_TRUE(client::IsNotFound(local.BindPod("default", "nobody", "node-1")));
   ASSERT_TRUE(local.Pods().Delete("default", "from-rest").ok());
-  EXPECT_TRUE(client::IsNotFound((*rest)->Pods().Get("default", "from-rest").status()));
-  (*srv)->Shutdown();
-  srv->reset();
-  std::filesystem::remove_all(dir);
+  EXPECT_TRUE(client::IsNotFound(rest->Pods().Get("default", "from-rest").status()));
+}
+
+// apps/v1 through both clientsets (the workload controllers' client): create, status write,
+// and an informer over the REST clientset that sees both.
+TEST_F(LoopbackServerTest, AppsKindsThroughBothClientsets) {
+  api::apps::v1::ReplicaSet rs;
+  rs.metadata.name = "web-1";
+  rs.metadata.namespace_ = "default";
+  rs.spec.replicas = 3;
+  rs.spec.selector.emplace();
+  rs.spec.selector->match_labels["app"] = "web";
+  rs.spec.template_.metadata.labels["app"] = "web";
+  rs.spec.template_.spec.containers.push_back({.name = "c", .image = "nginx:1.25"});
+  auto created = rest_->ReplicaSets().Create(rs);
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  auto seen = local().ReplicaSets().Get("default", "web-1");
+  ASSERT_TRUE(seen.ok()) << seen.status().ToString();
+  EXPECT_EQ((*seen)->metadata.uid, (*created)->metadata.uid);
+
+  api::apps::v1::ReplicaSet with_status = **seen;
+  with_status.status.replicas = 3;
+  with_status.status.ready_replicas = 2;
+  with_status.status.observed_generation = with_status.metadata.rest->generation;
+  auto updated = local().ReplicaSets().UpdateStatus(with_status);
+  ASSERT_TRUE(updated.ok()) << updated.status().ToString();
+  auto listed = rest_->ReplicaSets().List("default");
+  ASSERT_TRUE(listed.ok()) << listed.status().ToString();
+  ASSERT_EQ(listed->items.size(), 1u);
+  EXPECT_EQ(listed->items[0]->status.ready_replicas, 2);
+
+  api::apps::v1::Deployment d;
+  d.metadata.name = "web";
+  d.metadata.namespace_ = "default";
+  d.spec.selector = rs.spec.selector;
+  d.spec.template_ = rs.spec.template_;
+  ASSERT_TRUE(local().Deployments().Create(d).ok());
+  auto factory = client::informers::MakeInformerFactory(*rest_, {});
+  auto& deployments = factory->Deployments();
+  auto& replica_sets = factory->ReplicaSets();
+  factory->Start();
+  ASSERT_TRUE(factory->WaitForCacheSync(std::chrono::seconds(10)));
+  auto d_cached = deployments.lister().Get("default", "web");
+  ASSERT_TRUE(d_cached);
+  EXPECT_EQ(d_cached->spec.replicas, 1);  // defaulted by the registry
+  ASSERT_TRUE(replica_sets.lister().Get("default", "web-1"));
+  factory->Shutdown();
 }
 
 }  // namespace

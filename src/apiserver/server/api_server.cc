@@ -523,7 +523,7 @@ Result<std::unique_ptr<ApiServer>> ApiServer::Start(const ApiServerOptions& opti
       {impl->namespaces.get(), impl->services.get(), impl->pods.get(), impl->nodes.get(),
        impl->endpoints.get(), impl->events.get(), impl->slices.get(), impl->leases.get(),
        impl->roles.get(), impl->cluster_roles.get(), impl->role_bindings.get(),
-       impl->cluster_role_bindings.get()},
+       impl->cluster_role_bindings.get(), impl->deployments.get(), impl->replica_sets.get()},
       {.after_delete = [raw] {
         if (raw->housekeeping) raw->housekeeping->Kick();
       }});

@@ -254,7 +254,9 @@ class IdentityClientset final : public client::Clientset {
         roles_(inner.Roles(), gate_),
         cluster_roles_(inner.ClusterRoles(), gate_),
         role_bindings_(inner.RoleBindings(), gate_),
-        cluster_role_bindings_(inner.ClusterRoleBindings(), gate_) {}
+        cluster_role_bindings_(inner.ClusterRoleBindings(), gate_),
+        deployments_(inner.Deployments(), gate_),
+        replica_sets_(inner.ReplicaSets(), gate_) {}
 
   client::ResourceClient<api::core::v1::Namespace>& Namespaces() override { return namespaces_; }
   client::ResourceClient<api::core::v1::Service>& Services() override { return services_; }
@@ -275,6 +277,10 @@ class IdentityClientset final : public client::Clientset {
   }
   client::ResourceClient<api::rbac::v1::ClusterRoleBinding>& ClusterRoleBindings() override {
     return cluster_role_bindings_;
+  }
+  client::ResourceClient<api::apps::v1::Deployment>& Deployments() override { return deployments_; }
+  client::ResourceClient<api::apps::v1::ReplicaSet>& ReplicaSets() override {
+    return replica_sets_;
   }
 
   Status BindPod(std::string_view ns, std::string_view name, std::string_view node,
@@ -302,6 +308,8 @@ class IdentityClientset final : public client::Clientset {
   GatedResourceClient<api::rbac::v1::ClusterRole> cluster_roles_;
   GatedResourceClient<api::rbac::v1::RoleBinding> role_bindings_;
   GatedResourceClient<api::rbac::v1::ClusterRoleBinding> cluster_role_bindings_;
+  GatedResourceClient<api::apps::v1::Deployment> deployments_;
+  GatedResourceClient<api::apps::v1::ReplicaSet> replica_sets_;
 };
 
 }  // namespace

@@ -28,6 +28,12 @@ class InformerFactoryImpl final : public InformerFactory {
   SharedInformer<Event>& Events() override { return Get<Event>(); }
   SharedInformer<EndpointSlice>& EndpointSlices() override { return Get<EndpointSlice>(); }
   SharedInformer<Lease>& Leases() override { return Get<Lease>(); }
+  SharedInformer<api::apps::v1::Deployment>& Deployments() override {
+    return Get<api::apps::v1::Deployment>();
+  }
+  SharedInformer<api::apps::v1::ReplicaSet>& ReplicaSets() override {
+    return Get<api::apps::v1::ReplicaSet>();
+  }
 
   void Start() override {
     std::lock_guard lock(mu_);
@@ -92,7 +98,9 @@ class InformerFactoryImpl final : public InformerFactory {
              std::unique_ptr<SharedIndexInformer<api::core::v1::Endpoints>>,
              std::unique_ptr<SharedIndexInformer<Event>>,
              std::unique_ptr<SharedIndexInformer<EndpointSlice>>,
-             std::unique_ptr<SharedIndexInformer<Lease>>>
+             std::unique_ptr<SharedIndexInformer<Lease>>,
+             std::unique_ptr<SharedIndexInformer<api::apps::v1::Deployment>>,
+             std::unique_ptr<SharedIndexInformer<api::apps::v1::ReplicaSet>>>
       informers_;
 };
 

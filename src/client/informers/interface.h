@@ -100,6 +100,8 @@ class InformerFactory {
   virtual SharedInformer<api::core::v1::Event>& Events() = 0;
   virtual SharedInformer<api::discovery::v1::EndpointSlice>& EndpointSlices() = 0;
   virtual SharedInformer<api::coordination::v1::Lease>& Leases() = 0;
+  virtual SharedInformer<api::apps::v1::Deployment>& Deployments() = 0;
+  virtual SharedInformer<api::apps::v1::ReplicaSet>& ReplicaSets() = 0;
 
   // Starts every informer requested so far (later ones start when requested).
   virtual void Start() = 0;

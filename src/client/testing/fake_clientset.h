@@ -270,6 +270,8 @@ class FakeClientset final : public Clientset {
   FakeResourceClient<api::rbac::v1::ClusterRoleBinding>& ClusterRoleBindings() override {
     return cluster_role_bindings_;
   }
+  FakeResourceClient<api::apps::v1::Deployment>& Deployments() override { return deployments_; }
+  FakeResourceClient<api::apps::v1::ReplicaSet>& ReplicaSets() override { return replica_sets_; }
 
  private:
   FakeResourceClient<api::core::v1::Namespace> namespaces_;
@@ -284,6 +286,8 @@ class FakeClientset final : public Clientset {
   FakeResourceClient<api::rbac::v1::ClusterRole> cluster_roles_;
   FakeResourceClient<api::rbac::v1::RoleBinding> role_bindings_;
   FakeResourceClient<api::rbac::v1::ClusterRoleBinding> cluster_role_bindings_;
+  FakeResourceClient<api::apps::v1::Deployment> deployments_;
+  FakeResourceClient<api::apps::v1::ReplicaSet> replica_sets_;
 };
 
 }  // namespace svcplane::client::testing

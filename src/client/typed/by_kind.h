@@ -38,6 +38,10 @@ decltype(auto) ByKind(PerKind& set) {
     return set.RoleBindings();
   else if constexpr (std::is_same_v<T, api::rbac::v1::ClusterRoleBinding>)
     return set.ClusterRoleBindings();
+  else if constexpr (std::is_same_v<T, api::apps::v1::Deployment>)
+    return set.Deployments();
+  else if constexpr (std::is_same_v<T, api::apps::v1::ReplicaSet>)
+    return set.ReplicaSets();
   else
     static_assert(sizeof(T) == 0, "not a kind svcplane serves");
 }

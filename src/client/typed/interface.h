@@ -146,6 +146,13 @@ class Clientset {
   virtual ResourceClient<api::rbac::v1::ClusterRoleBinding>& ClusterRoleBindings() {
     return UnservedResourceClient<api::rbac::v1::ClusterRoleBinding>::Get();
   }
+  // apps/v1, not pure for the same reason.
+  virtual ResourceClient<api::apps::v1::Deployment>& Deployments() {
+    return UnservedResourceClient<api::apps::v1::Deployment>::Get();
+  }
+  virtual ResourceClient<api::apps::v1::ReplicaSet>& ReplicaSets() {
+    return UnservedResourceClient<api::apps::v1::ReplicaSet>::Get();
+  }
 
   // POST pods/{name}/binding, as kube-scheduler binds: sets the Pod's spec.nodeName in place
   // (same uid, one write) and its PodScheduled condition. `uid`, if set, must be the Pod's.

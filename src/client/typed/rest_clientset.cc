@@ -40,6 +40,8 @@ constexpr std::string_view KindOf() {
   if constexpr (std::is_same_v<T, ClusterRole>) return "ClusterRole";
   if constexpr (std::is_same_v<T, RoleBinding>) return "RoleBinding";
   if constexpr (std::is_same_v<T, ClusterRoleBinding>) return "ClusterRoleBinding";
+  if constexpr (std::is_same_v<T, api::apps::v1::Deployment>) return "Deployment";
+  if constexpr (std::is_same_v<T, api::apps::v1::ReplicaSet>) return "ReplicaSet";
 }
 
 template <typename T>
@@ -296,7 +298,9 @@ class RestClientset final : public Clientset {
         roles_(&rest_),
         cluster_roles_(&rest_),
         role_bindings_(&rest_),
-        cluster_role_bindings_(&rest_) {}
+        cluster_role_bindings_(&rest_),
+        deployments_(&rest_),
+        replica_sets_(&rest_) {}
 
   ResourceClient<Namespace>& Namespaces() override { return namespaces_; }
   ResourceClient<Service>& Services() override { return services_; }
@@ -312,6 +316,8 @@ class RestClientset final : public Clientset {
   ResourceClient<ClusterRoleBinding>& ClusterRoleBindings() override {
     return cluster_role_bindings_;
   }
+  ResourceClient<api::apps::v1::Deployment>& Deployments() override { return deployments_; }
+  ResourceClient<api::apps::v1::ReplicaSet>& ReplicaSets() override { return replica_sets_; }
 
   Status BindPod(std::string_view ns, std::string_view name, std::string_view node,
                  std::string_view uid) override {
@@ -338,6 +344,8 @@ class RestClientset final : public Clientset {
   RestResourceClient<ClusterRole> cluster_roles_;
   RestResourceClient<RoleBinding> role_bindings_;
   RestResourceClient<ClusterRoleBinding> cluster_role_bindings_;
+  RestResourceClient<api::apps::v1::Deployment> deployments_;
+  RestResourceClient<api::apps::v1::ReplicaSet> replica_sets_;
 };
 
 }  // namespace

@@ -385,6 +385,8 @@ class FakeCluster final : public client::Clientset, public client::informers::In
   FakeResource<api::core::v1::Event>& Events() override { return events_; }
   FakeResource<api::discovery::v1::EndpointSlice>& EndpointSlices() override { return slices_; }
   FakeResource<api::coordination::v1::Lease>& Leases() override { return leases_; }
+  FakeResource<api::apps::v1::Deployment>& Deployments() override { return deployments_; }
+  FakeResource<api::apps::v1::ReplicaSet>& ReplicaSets() override { return replica_sets_; }
 
   void Start() override {}
   bool WaitForCacheSync(std::chrono::milliseconds) override { return true; }
@@ -411,6 +413,10 @@ class FakeCluster final : public client::Clientset, public client::informers::In
   FakeResource<api::discovery::v1::EndpointSlice> slices_{"endpointslices", deliverer_, log_, rv_,
                                                           rv_mu_};
   FakeResource<api::coordination::v1::Lease> leases_{"leases", deliverer_, log_, rv_, rv_mu_};
+  FakeResource<api::apps::v1::Deployment> deployments_{"deployments", deliverer_, log_, rv_,
+                                                       rv_mu_};
+  FakeResource<api::apps::v1::ReplicaSet> replica_sets_{"replicasets", deliverer_, log_, rv_,
+                                                        rv_mu_};
 };
 
 }  // namespace svcplane::controllers::endpointslice::testing
