@@ -6,6 +6,7 @@
 #include <stop_token>
 
 #include "controllers/clusterroleaggregation/controller.h"
+#include "controllers/deployment/controller.h"
 #include "controllers/endpoints/controller.h"
 #include "controllers/endpointslice/controller.h"
 #include "controllers/endpointslice/recorder_event_sink.h"
@@ -77,6 +78,13 @@ Status StartMirroringController(manager::ControllerContext& ctx) {
       ctx, "endpointslicemirroring-controller", controllers::mirroring::kEventComponent, opts);
 }
 
+Status StartDeploymentController(manager::ControllerContext& ctx) {
+  controllers::deployment::DeploymentControllerOptions opts;
+  opts.workers = ctx.options.deployment.concurrent_deployment_syncs;
+  return StartOwned<controllers::deployment::DeploymentController>(
+      ctx, "deployment-controller", controllers::deployment::kEventComponent, opts);
+}
+
 // Two threads: one lists and watches ClusterRoles, one writes the aggregated rules.
 Status StartClusterRoleAggregationController(manager::ControllerContext& ctx) {
   namespace agg = controllers::clusterroleaggregation;
@@ -108,6 +116,8 @@ Status RegisterControllers(manager::ControllerRegistry& registry) {
                          StartMirroringController,
                          false,
                          {"endpointslice-mirroring-controller", "endpointslicemirroring"}}));
+  SVC_RETURN_IF_ERROR(registry.Register(
+      {"deployment-controller", StartDeploymentController, false, {"deployment"}}));
   // On by default, as in kube-controller-manager: the bootstrap admin/edit/view roles are
   // empty until it runs.
   SVC_RETURN_IF_ERROR(

@@ -26,7 +26,9 @@ struct MemoryClientset::Registries {
         roles(ctx),
         cluster_roles(ctx),
         role_bindings(ctx),
-        cluster_role_bindings(ctx) {}
+        cluster_role_bindings(ctx),
+        deployments(ctx),
+        replica_sets(ctx) {}
   registry::Registry<Namespace> namespaces;
   registry::Registry<Service> services;
   registry::Registry<Pod> pods;
@@ -39,6 +41,8 @@ struct MemoryClientset::Registries {
   registry::Registry<api::rbac::v1::ClusterRole> cluster_roles;
   registry::Registry<api::rbac::v1::RoleBinding> role_bindings;
   registry::Registry<api::rbac::v1::ClusterRoleBinding> cluster_role_bindings;
+  registry::Registry<api::apps::v1::Deployment> deployments;
+  registry::Registry<api::apps::v1::ReplicaSet> replica_sets;
 };
 
 MemoryClientset::MemoryClientset(size_t history_events, LoopbackOptions options) {
@@ -75,7 +79,8 @@ MemoryClientset::MemoryClientset(size_t history_events, LoopbackOptions options)
   clients_ = MakeLoopbackClientset(
       {&regs_->namespaces, &regs_->services, &regs_->pods, &regs_->nodes, &regs_->endpoints,
        &regs_->events, &regs_->slices, &regs_->leases, &regs_->roles, &regs_->cluster_roles,
-       &regs_->role_bindings, &regs_->cluster_role_bindings},
+       &regs_->role_bindings, &regs_->cluster_role_bindings, &regs_->deployments,
+       &regs_->replica_sets},
       std::move(options));
 }
 
