@@ -22,6 +22,13 @@ namespace svcplane::controllers::deployment {
 // apps.DefaultDeploymentUniqueLabelKey.
 inline constexpr char kPodTemplateHashLabel[] = "pod-template-hash";
 
+// The template as the controller compares and hashes it: without its pod-template-hash label,
+// and with the JSON members our types do not model normalized. Go compares typed values, where
+// an explicit zero ("stdin": false, as a protobuf client sends it) equals an absent field and
+// member order means nothing; so unknown members holding false, 0, "", null or [] are dropped
+// and the rest sorted by name (in the template, its metadata and spec, and each container).
+api::core::v1::PodTemplateSpec CanonicalTemplate(const api::core::v1::PodTemplateSpec& t);
+
 // k8s.io/apimachinery/pkg/util/rand.SafeEncodeString: each byte c becomes
 // "bcdfghjklmnpqrstvwxz2456789"[c % 27] (no vowels, no 0/1/3, so no words and no look-alikes).
 std::string SafeEncodeString(std::string_view s);

@@ -61,5 +61,34 @@ TEST(ComputePodTemplateHashTest, IgnoresItsOwnLabel) {
   EXPECT_EQ(ComputePodTemplateHash(t, std::nullopt), h);
 }
 
+// What kubectl 1.33 (protobuf) stores and what kubectl's JSON patch of `rollout undo` stores
+// differ only in explicit zeros of fields our types keep raw; Go sees the same template.
+TEST(CanonicalTemplateTest, ExplicitZerosAndMemberOrderDoNotCount) {
+  auto json_client = Template("nginx");
+  json_client.spec.containers[0].unknown.items.push_back({"command", R"(["sh"])"});
+  auto proto_client = Template("nginx");
+  proto_client.spec.unknown.items.push_back({"hostIPC", "false"});
+  proto_client.spec.containers[0].unknown.items.push_back({"tty", "false"});
+  proto_client.spec.containers[0].unknown.items.push_back({"stdin", " false "});
+  proto_client.spec.containers[0].unknown.items.push_back({"args", "[]"});
+  proto_client.spec.containers[0].unknown.items.push_back({"command", R"(["sh"])"});
+  proto_client.spec.containers[0].unknown.items.push_back({"workingDir", R"("")"});
+  EXPECT_FALSE(json_client == proto_client);
+  EXPECT_EQ(CanonicalTemplate(json_client), CanonicalTemplate(proto_client));
+  EXPECT_EQ(ComputePodTemplateHash(json_client, std::nullopt),
+            ComputePodTemplateHash(proto_client, std::nullopt));
+  // A value that is not a zero still counts.
+  proto_client.spec.containers[0].unknown.items.push_back({"tty", "true"});
+  EXPECT_FALSE(CanonicalTemplate(json_client) == CanonicalTemplate(proto_client));
+  // Order of raw members does not.
+  auto a = Template("nginx");
+  a.spec.unknown.items.push_back({"hostIPC", "true"});
+  a.spec.unknown.items.push_back({"hostPID", "true"});
+  auto b = Template("nginx");
+  b.spec.unknown.items.push_back({"hostPID", "true"});
+  b.spec.unknown.items.push_back({"hostIPC", "true"});
+  EXPECT_EQ(CanonicalTemplate(a), CanonicalTemplate(b));
+}
+
 }  // namespace
 }  // namespace svcplane::controllers::deployment

@@ -238,14 +238,7 @@ bool SetDeploymentRevision(Deployment& d, const std::string& revision) {
 
 bool EqualIgnoreHash(const api::core::v1::PodTemplateSpec& a,
                      const api::core::v1::PodTemplateSpec& b) {
-  const bool a_has = a.metadata.labels.contains(kPodTemplateHashLabel);
-  const bool b_has = b.metadata.labels.contains(kPodTemplateHashLabel);
-  if (!a_has && !b_has) return a == b;
-  api::core::v1::PodTemplateSpec ac = a;
-  api::core::v1::PodTemplateSpec bc = b;
-  ac.metadata.labels.erase(kPodTemplateHashLabel);
-  bc.metadata.labels.erase(kPodTemplateHashLabel);
-  return ac == bc;
+  return CanonicalTemplate(a) == CanonicalTemplate(b);
 }
 
 bool CreatedBefore(const ReplicaSet& a, const ReplicaSet& b) {

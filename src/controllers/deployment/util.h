@@ -109,7 +109,8 @@ bool SetDeploymentRevision(Deployment& d, const std::string& revision);
 
 // --- New and old ReplicaSets -------------------------------------------------------------------
 
-// Templates equal once the pod-template-hash label is dropped from both.
+// Templates equal once the pod-template-hash label is dropped from both and what our types do
+// not model is compared as Go compares typed values (CanonicalTemplate).
 bool EqualIgnoreHash(const api::core::v1::PodTemplateSpec& a,
                      const api::core::v1::PodTemplateSpec& b);
 // ReplicaSetsByCreationTimestamp: older first, then by name.

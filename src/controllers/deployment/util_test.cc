@@ -189,6 +189,18 @@ TEST(FindNewReplicaSetTest, OldestTemplateEqualIgnoringHash) {
   EXPECT_EQ(FindNewReplicaSet(d, all), nullptr);
 }
 
+TEST(FindNewReplicaSetTest, ExplicitZerosInRawMembersStillMatch) {
+  Deployment d = MakeDeployment(3);  // as kubectl's JSON patch of `rollout undo` leaves it
+  auto rs = std::const_pointer_cast<ReplicaSet>(MakeRS("web-a", 0, 0, 1));
+  rs->spec.template_ = d.spec.template_;  // as created from a protobuf Deployment
+  rs->spec.template_.metadata.labels[kPodTemplateHashLabel] = "a";
+  rs->spec.template_.spec.containers[0].unknown.items.push_back({"stdin", "false"});
+  rs->spec.template_.spec.unknown.items.push_back({"hostPID", "false"});
+  EXPECT_EQ(FindNewReplicaSet(d, {rs}), rs);
+  rs->spec.template_.spec.unknown.items.push_back({"hostNetwork", "true"});
+  EXPECT_EQ(FindNewReplicaSet(d, {rs}), nullptr);
+}
+
 TEST(FindActiveOrLatestTest, OnlyActiveOrNewestOrNone) {
   auto a = MakeRS("a", 0, 0, 1);
   auto b = MakeRS("b", 0, 0, 2);
