@@ -228,6 +228,11 @@ ALLOWED = [
     ("watch", "clusterroles.rbac.authorization.k8s.io", None),
     ("update", "clusterroles.rbac.authorization.k8s.io", None),
     ("escalate", "clusterroles.rbac.authorization.k8s.io", None),
+    ("list", "deployments.apps", None), ("watch", "deployments.apps", None),
+    ("get", "deployments.apps", "shop"),
+    ("list", "replicasets.apps", None), ("watch", "replicasets.apps", None),
+    ("create", "replicasets.apps", "shop"), ("update", "replicasets.apps", "shop"),
+    ("patch", "replicasets.apps", "shop"), ("delete", "replicasets.apps", "shop"),
     ("create", "leases.coordination.k8s.io", LEASE_NS),
     ("get", "leases.coordination.k8s.io/" + LEASE_NAME, LEASE_NS),
     ("update", "leases.coordination.k8s.io/" + LEASE_NAME, LEASE_NS),
@@ -238,6 +243,7 @@ DENIED = [
     ("delete", "nodes", None), ("update", "nodes", None),
     ("update", "services", "shop"), ("delete", "services", "shop"),
     ("create", "namespaces", None),
+    ("create", "deployments.apps", "shop"), ("delete", "deployments.apps", "shop"),
     ("patch", "endpointslices.discovery.k8s.io", "shop"),
     ("get", "roles.rbac.authorization.k8s.io", LEASE_NS),
     ("list", "roles.rbac.authorization.k8s.io", None),
@@ -281,7 +287,7 @@ class WithTheManifest(unittest.TestCase):
         with open(MANIFEST) as f:
             kinds = [d["kind"] for d in yaml.safe_load_all(f) if d]
         self.assertNotIn("ServiceAccount", kinds)
-        self.assertEqual(sorted(kinds), sorted(["ClusterRoleBinding"] * 4 + ["Role",
+        self.assertEqual(sorted(kinds), sorted(["ClusterRoleBinding"] * 5 + ["Role",
                                                                             "RoleBinding"]))
         for line in ("clusterrolebinding.rbac.authorization.k8s.io/"
                      "svcplane-controllers:endpoint-controller created",
