@@ -7,7 +7,10 @@ runs the server without it when it exists (--controllers).
 """
 
 import json
+import os
 import re
+import shutil
+import tempfile
 import time
 import unittest
 
@@ -18,17 +21,30 @@ NS = "dep"
 BASE = "/apis/apps/v1/namespaces/" + NS
 HASH = re.compile(r"^[4-9bcdf]{1,10}$")
 TIMEOUT = 30
+AUDIT_POLICY = """apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: ["RequestReceived"]
+rules:
+- level: Metadata
+"""
 
 
 class DeploymentControllerTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.srv, cls.api = harness.start_with_client()
+        cls.tmp = tempfile.mkdtemp(prefix="svcplane-deploy-audit-")
+        policy = os.path.join(cls.tmp, "policy.yaml")
+        with open(policy, "w") as f:
+            f.write(AUDIT_POLICY)
+        cls.audit_log = os.path.join(cls.tmp, "audit.log")
+        cls.srv, cls.api = harness.start_with_client(
+            ["--audit-policy-file", policy, "--audit-log-path", cls.audit_log])
         cls.srv.kubectl(V, "create", "namespace", NS)
 
     @classmethod
     def tearDownClass(cls):
         cls.srv.cleanup()
+        shutil.rmtree(cls.tmp, ignore_errors=True)
 
     # --- helpers -------------------------------------------------------------------------
 
@@ -232,6 +248,30 @@ class DeploymentControllerTest(unittest.TestCase):
         history = self.kubectl("rollout", "history", "deployment/web", "-n", NS).stdout
         revisions = [line.split()[0] for line in history.splitlines()[2:] if line.strip()]
         self.assertEqual(revisions, ["1", "3", "4"])
+
+    def test_acts_as_its_service_account(self):
+        """In-process, the controller is system:serviceaccount:kube-system:deployment-controller
+        (its upstream identity), authorized by the bootstrap role system:controller:..."""
+        self.kubectl("create", "deployment", "ident", "--image=nginx", "-n", NS)
+        self.wait("its ReplicaSet", lambda: self.replicasets("ident"))
+
+        def writes():
+            out = []
+            with open(self.audit_log) as f:
+                for line in f:
+                    e = json.loads(line)
+                    uri = e.get("requestURI", "")
+                    if e["verb"] in ("create", "update") and (
+                            uri.startswith(BASE + "/replicasets")
+                            or uri.startswith(BASE + "/deployments/ident/status")):
+                        out.append((e["verb"], uri.split("?")[0], e["user"]["username"],
+                                    e["responseStatus"]["code"]))
+            return out
+        got = self.wait("the audited writes", lambda: [w for w in writes()
+                                                       if w[1].endswith("/status")] and writes())
+        sa = "system:serviceaccount:kube-system:deployment-controller"
+        self.assertIn(("create", BASE + "/replicasets", sa, 201), got)
+        self.assertIn(("update", BASE + "/deployments/ident/status", sa, 200), got)
 
     def test_progress_deadline_exceeded(self):
         manifest = {
