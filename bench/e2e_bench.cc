@@ -5,11 +5,13 @@
 //   propagation  readiness flips through pods/status -> slice events at external watchers
 //   burst        Services and ready Pods created at full speed -> all endpoints ready
 //   fanout       the bench's own slice writes -> many protobuf watchers of every slice
+//   rollout      (only when named) a Deployment on simulated nodes, created, then restarted
 // Prints a table like apiserver_bench; exits 1 if a phase failed or missed events.
 //
 //   build/bench/e2e_bench                      # the sizes (10,000 x 10 ...)
 //   build/bench/e2e_bench --services 20 --pods 3 --flip-rate 100 --flip-seconds 2
 //       --burst-services 20 --burst-pods 3 --fanout-watchers 20 --fanout-seconds 2  # quick
+//   build/bench/e2e_bench --phases rollout     # 10,000 replicas on 1,000 simulated nodes
 
 #include <signal.h>
 
@@ -32,9 +34,9 @@ namespace {
 
 void AddOptions(CLI::App& app, Options& o) {
   auto* phases =
-      app.add_option("--phases", o.phases, "phases to run: idle,propagation,burst,fanout")
+      app.add_option("--phases", o.phases, "phases to run: idle,propagation,burst,fanout,rollout")
           ->delimiter(',')
-          ->check(CLI::IsMember({"idle", "propagation", "burst", "fanout"}));
+          ->check(CLI::IsMember({"idle", "propagation", "burst", "fanout", "rollout"}));
   phases->capture_default_str();
   app.add_option("--nodes", o.nodes, "Nodes the Pods are spread over")->capture_default_str();
   app.add_option("--setup-clients", o.setup_clients, "connections creating objects for a phase")
@@ -69,6 +71,10 @@ void AddOptions(CLI::App& app, Options& o) {
   app.add_option("--fanout-slices", o.fanout_slices, "fanout: slices the writes go round")
       ->capture_default_str();
   app.add_option("--fanout-writers", o.fanout_writers, "fanout: connections writing")
+      ->capture_default_str();
+  app.add_option("--rollout-replicas", o.rollout_replicas, "rollout: the Deployment's replicas")
+      ->capture_default_str();
+  app.add_option("--rollout-nodes", o.rollout_nodes, "rollout: simulated nodes")
       ->capture_default_str();
 }
 
@@ -111,6 +117,13 @@ int Main(int argc, char** argv) {
     server.extra_args.push_back(fmt::format("--controller-manager-port={}", controllers_port));
   }
 
+  // The rollout runs its Pods on the server's simulated nodes and kubelet stand-in.
+  bool has_sim = false;
+  for (const auto& a : server.extra_args) has_sim = has_sim || a.starts_with("--simulate-nodes");
+  if (o.Has("rollout") && !has_sim) {
+    server.extra_args.push_back(fmt::format("--simulate-nodes={}", o.rollout_nodes));
+  }
+
   {
     // Two cores shared with the server: anything else running skews every number.
     const double busy0 = MachineBusySeconds() - SelfCpuSeconds();
@@ -138,7 +151,8 @@ int Main(int argc, char** argv) {
     } phases[] = {{"idle", RunIdle},
                   {"propagation", RunPropagation},
                   {"burst", RunBurst},
-                  {"fanout", RunFanout}};
+                  {"fanout", RunFanout},
+                  {"rollout", RunRollout}};
     for (const auto& p : phases) {
       if (!o.Has(p.name)) continue;
       std::fprintf(stderr, "phase %s...\n", p.name);

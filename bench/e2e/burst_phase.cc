@@ -16,22 +16,6 @@ namespace {
 constexpr std::string_view kNamespace = "e2e-burst";
 constexpr uint32_t kIpBase = (10u << 24) | (128u << 16);  // 10.128.0.0/9
 
-struct SliceWrites {
-  double create = 0, update = 0, del = 0;
-  double total() const { return create + update + del; }
-};
-
-// The EndpointSlice controller's own count of its writes (endpoint_slice_controller_changes,
-// upstream's name) from the controllers' /metrics. apiserver_request_total would not do: the
-// in-process controllers write through the loopback client, which it does not count.
-SliceWrites Scrape(const Context& ctx) {
-  const auto m = ScrapeControllerMetrics(ctx);
-  const char* name = "endpoint_slice_controller_changes";
-  return {SumSeries(m, name, {R"(operation="create")"}),
-          SumSeries(m, name, {R"(operation="update")"}),
-          SumSeries(m, name, {R"(operation="delete")"})};
-}
-
 }  // namespace
 
 bool RunBurst(const Context& ctx, std::vector<Row>* rows) {
@@ -42,7 +26,7 @@ bool RunBurst(const Context& ctx, std::vector<Row>* rows) {
   SliceTracker tracker;
   auto watch = WatchSlices(ctx.ep, ctx.tls, kNamespace, tracker);
   WaitForQuietServer(ctx.server.pid(), std::chrono::seconds(30));
-  const SliceWrites before = Scrape(ctx);
+  const SliceWrites before = ScrapeSliceWrites(ctx);
   const double server0 = ctx.server.CpuSeconds();
 
   const auto start = Clock::now();
@@ -57,7 +41,7 @@ bool RunBurst(const Context& ctx, std::vector<Row>* rows) {
   const double server_cpu = ctx.server.CpuSeconds() - server0;
   // Writes the controller still makes after the endpoints are ready count too.
   WaitForQuietServer(ctx.server.pid(), std::chrono::seconds(30));
-  const SliceWrites after = Scrape(ctx);
+  const SliceWrites after = ScrapeSliceWrites(ctx);
   watch->Stop();
 
   const double write_s = Seconds(last_ack - start);

@@ -8,7 +8,8 @@
 namespace svcplane::bench::e2e {
 
 struct Options {
-  // Which phases run, in this order: idle, propagation, burst, fanout.
+  // Which phases run, in this order: idle, propagation, burst, fanout, rollout (the last only
+  // when asked for: it starts the server with simulated nodes).
   std::vector<std::string> phases = {"idle", "propagation", "burst", "fanout"};
   int nodes = 100;            // Nodes the Pods are spread over (slices need them to exist)
   int setup_clients = 16;     // connections that create objects before a measurement
@@ -39,6 +40,10 @@ struct Options {
   int fanout_threads = 1;  // threads reading the watchers (an epoll loop each)
   int fanout_slices = 10;  // slices the writes go round
   int fanout_writers = 4;  // connections writing them
+
+  // (e) rollout: a Deployment on simulated nodes, created, then restarted (issue 24's sizes).
+  int rollout_replicas = 10'000;
+  int rollout_nodes = 1000;  // serve --simulate-nodes, unless --server-arg sets it
 
   bool Has(const std::string& phase) const {
     for (const auto& p : phases) {

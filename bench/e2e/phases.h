@@ -26,4 +26,8 @@ bool RunBurst(const Context& ctx, std::vector<Row>* rows);
 // (d) The bench's own slice writes -> many protobuf watchers of every slice in the cluster.
 bool RunFanout(const Context& ctx, std::vector<Row>* rows);
 
+// (e) A Deployment on the server's simulated nodes created to available, then `rollout restart`
+// to complete: wall times, Pods/s, slice writes per replaced Pod, Pod -> slice latencies.
+bool RunRollout(const Context& ctx, std::vector<Row>* rows);
+
 }  // namespace svcplane::bench::e2e

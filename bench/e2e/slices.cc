@@ -87,4 +87,12 @@ std::unique_ptr<WatchStream> WatchSlices(const Endpoint& ep,
   return watch;
 }
 
+SliceWrites ScrapeSliceWrites(const Context& ctx) {
+  const auto m = ScrapeControllerMetrics(ctx);
+  const char* name = "endpoint_slice_controller_changes";
+  return {SumSeries(m, name, {R"(operation="create")"}),
+          SumSeries(m, name, {R"(operation="update")"}),
+          SumSeries(m, name, {R"(operation="delete")"})};
+}
+
 }  // namespace svcplane::bench::e2e

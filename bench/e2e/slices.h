@@ -14,6 +14,7 @@
 #include "api/types.h"
 #include "base/result.h"
 #include "bench/common/https_client.h"
+#include "bench/e2e/cluster.h"
 #include "bench/e2e/watch_stream.h"
 
 namespace svcplane::bench::e2e {
@@ -53,5 +54,15 @@ class SliceTracker {
 std::unique_ptr<WatchStream> WatchSlices(const Endpoint& ep,
                                          std::shared_ptr<boost::asio::ssl::context> tls,
                                          std::string_view ns, SliceTracker& tracker);
+
+struct SliceWrites {
+  double create = 0, update = 0, del = 0;
+  double total() const { return create + update + del; }
+};
+
+// The EndpointSlice controller's own count of its writes (endpoint_slice_controller_changes,
+// upstream's name) from the controllers' /metrics. apiserver_request_total would not do: the
+// in-process controllers write through the loopback client, which it does not count.
+SliceWrites ScrapeSliceWrites(const Context& ctx);
 
 }  // namespace svcplane::bench::e2e

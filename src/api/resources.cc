@@ -12,6 +12,19 @@ const std::vector<std::string_view> kStatusVerbs = {"get", "patch", "update"};
 std::vector<ResourceInfo> MakeResources() {
   using Sub = ResourceInfo::Subresource;
   std::vector<ResourceInfo> r;
+  // pkg/registry/core/{configmap,secret,serviceaccount}/storage.
+  r.push_back({"",
+               "v1",
+               "configmaps",
+               "configmap",
+               "ConfigMap",
+               "ConfigMapList",
+               true,
+               kAllVerbs,
+               {"cm"},
+               {},
+               {},
+               "/registry/configmaps"});
   r.push_back({"",
                "v1",
                "endpoints",
@@ -72,6 +85,30 @@ std::vector<ResourceInfo> MakeResources() {
                {"all"},
                {Sub{"binding", {"create"}, "Binding"}, Sub{"status", kStatusVerbs}},
                "/registry/pods"});
+  r.push_back({"",
+               "v1",
+               "secrets",
+               "secret",
+               "Secret",
+               "SecretList",
+               true,
+               kAllVerbs,
+               {},
+               {},
+               {},
+               "/registry/secrets"});
+  r.push_back({"",
+               "v1",
+               "serviceaccounts",
+               "serviceaccount",
+               "ServiceAccount",
+               "ServiceAccountList",
+               true,
+               kAllVerbs,
+               {"sa"},
+               {},
+               {},
+               "/registry/serviceaccounts"});
   r.push_back({"",
                "v1",
                "services",

@@ -5,12 +5,14 @@
 #include "api/apps/v1/apps.h"
 #include "api/coordination/v1/lease.h"
 #include "api/core/v1/binding.h"
+#include "api/core/v1/config_map.h"
 #include "api/core/v1/endpoints.h"
 #include "api/core/v1/event.h"
 #include "api/core/v1/namespace.h"
 #include "api/core/v1/node.h"
 #include "api/core/v1/pod.h"
 #include "api/core/v1/service.h"
+#include "api/core/v1/service_account.h"
 #include "api/discovery/v1/endpoint_slice.h"
 #include "api/meta/list.h"
 #include "api/meta/types.h"
@@ -32,5 +34,8 @@ using RoleBindingList = meta::List<rbac::v1::RoleBinding>;
 using ClusterRoleBindingList = meta::List<rbac::v1::ClusterRoleBinding>;
 using DeploymentList = meta::List<apps::v1::Deployment>;
 using ReplicaSetList = meta::List<apps::v1::ReplicaSet>;
+using ConfigMapList = meta::List<core::v1::ConfigMap>;
+using SecretList = meta::List<core::v1::Secret>;
+using ServiceAccountList = meta::List<core::v1::ServiceAccount>;
 
 }  // namespace svcplane::api

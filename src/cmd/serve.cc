@@ -15,6 +15,7 @@
 #include "cmd/in_process_controllers.h"
 #include "cmd/malloc_tuning.h"
 #include "cmd/register_controllers.h"
+#include "cmd/simulate.h"
 #include "controllers/manager/controller_manager.h"
 #include "controllers/manager/health_serving.h"
 #include "sim/simulator.h"
@@ -226,6 +227,7 @@ CLI::App* AddServeCommand(CLI::App& app, ServeFlags& f) {
   serve->add_option("--simulate-cluster-cidr", f.simulate_cluster_cidr,
                     "Pod CIDR split into one /24 per simulated node (default 10.244.0.0/16, "
                     "10.0.0.0/8 above 256 nodes)");
+  AddSimPodDelayFlags(*serve, "simulate-", f.simulate_options);
   return serve;
 }
 
@@ -342,7 +344,7 @@ int RunServe(ServeFlags& f) {
   std::unique_ptr<sim::Simulator> simulator;
   int exit_code = 0;
   if (f.simulate_nodes > 0) {
-    sim::SimOptions so;
+    sim::SimOptions so = f.simulate_options;
     so.nodes = f.simulate_nodes;
     so.cluster_cidr = !f.simulate_cluster_cidr.empty() ? f.simulate_cluster_cidr
                       : f.simulate_nodes > 256         ? "10.0.0.0/8"

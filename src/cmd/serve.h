@@ -7,6 +7,7 @@
 
 #include "apiserver/server/api_server.h"
 #include "cmd/controllers.h"
+#include "sim/sim_options.h"
 
 namespace svcplane::cmd {
 
@@ -33,6 +34,8 @@ struct ServeFlags {
   std::string read_header_timeout = "32s";  // hidden: tests shorten it
   int simulate_nodes = 0;
   std::string simulate_cluster_cidr;  // "": 10.244.0.0/16, or 10.0.0.0/8 above 256 nodes
+  // The --simulate-pod-* delays; the node count and CIDR come from the two flags above.
+  sim::SimOptions simulate_options;
 };
 
 CLI::App* AddServeCommand(CLI::App& app, ServeFlags& flags);

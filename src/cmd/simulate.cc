@@ -8,6 +8,7 @@
 #include <iostream>
 #include <memory>
 
+#include "base/go_duration.h"
 #include "client/informers/informer_factory.h"
 #include "client/transport/failover_transport.h"
 #include "client/transport/kubeconfig.h"
@@ -15,6 +16,58 @@
 #include "sim/simulator.h"
 
 namespace svcplane::cmd {
+
+namespace {
+
+void AddDurationFlag(CLI::App& app, const std::string& name, std::chrono::milliseconds& into,
+                     const std::string& help) {
+  app.add_option_function<std::string>(
+         name,
+         [&into](const std::string& text) {
+           // Checked below before this runs.
+           into = std::chrono::duration_cast<std::chrono::milliseconds>(*ParseGoDuration(text));
+         },
+         help)
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            auto d = ParseGoDuration(text);
+            if (!d.ok()) return d.status().message();
+            if (*d < Duration::zero()) return "must not be negative";
+            return "";
+          },
+          ""))
+      ->type_name("DURATION")
+      ->default_str(FormatGoDuration(into));
+}
+
+}  // namespace
+
+void AddSimPodDelayFlags(CLI::App& app, const std::string& prefix, sim::SimOptions& opts) {
+  const std::string flag = "--" + prefix + "pod-";
+  AddDurationFlag(app, flag + "create-delay", opts.pod_create_delay,
+                  "kubelet stand-in: this long after a Pod is bound (plus up to " + flag +
+                      "create-jitter), it shows its containers being created: phase Pending, "
+                      "podIP, containers waiting (ContainerCreating), Ready False");
+  AddDurationFlag(app, flag + "create-jitter", opts.pod_create_jitter,
+                  "random extra create delay per Pod, up to this much; none by default to "
+                  "keep tests fast (kwok uses 1s + up to 5s)");
+  AddDurationFlag(app, flag + "ready-delay", opts.pod_ready_delay,
+                  "this long after the create stage (plus up to " + flag +
+                      "ready-jitter), the Pod is Running and Ready; a Pod's annotation "
+                      "sim.svcplane.io/ready-after (a duration such as 2s, or never) overrides "
+                      "it");
+  AddDurationFlag(app, flag + "ready-jitter", opts.pod_ready_jitter,
+                  "random extra ready delay per Pod, up to this much; none by default (kwok: "
+                  "1s + up to 5s)");
+  AddDurationFlag(app, flag + "terminate-delay", opts.pod_terminate_delay,
+                  "a Pod being deleted stays Running and Ready (serving, terminating) this long "
+                  "(plus up to " +
+                      flag +
+                      "terminate-jitter, but never past its grace period), then is deleted with "
+                      "grace 0");
+  AddDurationFlag(app, flag + "terminate-jitter", opts.pod_terminate_jitter,
+                  "random extra terminate delay per Pod, up to this much; none by default");
+}
 
 CLI::App* AddSimulateCommand(CLI::App& app, SimulateFlags& f) {
   auto* c = app.add_subcommand(
@@ -39,6 +92,7 @@ CLI::App* AddSimulateCommand(CLI::App& app, SimulateFlags& f) {
       ->capture_default_str();
   c->add_option("--kube-api-qps", f.kube_api_qps, "client-side rate limit; negative: none")
       ->capture_default_str();
+  AddSimPodDelayFlags(*c, "", f.options);
   return c;
 }
 

@@ -20,6 +20,11 @@ struct SimulateFlags {
 };
 
 CLI::App* AddSimulateCommand(CLI::App& app, SimulateFlags& flags);
+
+// The kubelet stand-in's delays (SimOptions::pod_*_delay/_jitter) as Go-duration flags named
+// `--<prefix>pod-create-delay` and so on, written into `opts` as they are parsed. Shared by
+// `svcplane simulate` (no prefix) and `svcplane serve` (prefix "simulate-").
+void AddSimPodDelayFlags(CLI::App& app, const std::string& prefix, sim::SimOptions& opts);
 // Runs until SIGTERM/SIGINT (exit 0); 1 if the simulator cannot start.
 int RunSimulate(SimulateFlags& flags);
 

@@ -21,11 +21,19 @@ const api::core::v1::PodCondition* FindCondition(const api::core::v1::Pod& pod,
                                                  std::string_view type);
 bool IsPodReady(const api::core::v1::Pod& pod);
 
+// The kubelet stand-in's first stage: the Pod is placed (startTime, hostIP(s), podIP(s)) and its
+// containers are being created: phase Pending, containers waiting with reason
+// ContainerCreating, PodScheduled/Initialized True, Ready/ContainersReady False
+// (ContainersNotReady). As kwok's pod-create stage.
+api::core::v1::PodStatus CreatingStatus(const api::core::v1::Pod& pod, std::string_view host_ip,
+                                        std::string_view pod_ip, WallTime now);
+
 // The status of a Pod whose containers run on a node: phase Running, hostIP(s), podIP(s),
 // containerStatuses, and PodScheduled/Initialized/ContainersReady/Ready conditions.
 // `ready` is the node's and the containers' health; readiness gates whose condition is not
 // True in `pod` keep Ready False (containers stay ready), as the kubelet does.
-// Transition times of conditions whose status did not change are kept.
+// Transition times of conditions whose status did not change are kept, and so is the time the
+// containers started running, so rewriting the same status later changes nothing.
 api::core::v1::PodStatus RunningStatus(const api::core::v1::Pod& pod, std::string_view host_ip,
                                        std::string_view pod_ip, bool ready, WallTime now);
 

@@ -34,10 +34,18 @@ struct SimOptions {
   std::chrono::milliseconds node_monitor_grace{40000};
   std::chrono::milliseconds node_monitor_period{5000};
 
-  // Kubelet stand-in: a bound Pod turns Running and Ready this long after it was bound; a Pod
-  // being deleted is shown not Ready, then deleted with grace 0 after terminate_delay.
-  std::chrono::milliseconds pod_ready_delay{1000};
+  // Kubelet stand-in (pod_timing.h; workloads spec §5): a bound Pod shows its containers being
+  // created after the create delay, runs and is Ready after the ready delay more, and a Pod being
+  // deleted stays Ready and is deleted with grace 0 after the terminate delay (at most the rest
+  // of its grace period). Each delay is base + a per-Pod jitter in [0, jitter). kwok's stages
+  // use 1 s + up to 5 s for create and ready; these defaults are faster (Ready 1 s after
+  // binding, as before the stages existed) and without jitter, so tests stay quick.
+  std::chrono::milliseconds pod_create_delay{500};
+  std::chrono::milliseconds pod_create_jitter{0};
+  std::chrono::milliseconds pod_ready_delay{500};
+  std::chrono::milliseconds pod_ready_jitter{0};
   std::chrono::milliseconds pod_terminate_delay{1000};
+  std::chrono::milliseconds pod_terminate_jitter{0};
 
   // Concurrent writers for Pods and Nodes (each blocks on one API request).
   int workers = 8;

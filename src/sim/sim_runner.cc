@@ -24,7 +24,7 @@ std::string StatsLine(const svcplane::sim::SimStats& s) {
   std::ostringstream out;
   out << "nodes=" << s.nodes_registered << " bound=" << s.pods_bound
       << " status_writes=" << s.pod_status_writes << " deleted=" << s.pods_deleted
-      << " nodes_unknown=" << s.nodes_marked_unknown
+      << " killing_events=" << s.killing_events << " nodes_unknown=" << s.nodes_marked_unknown
       << " pods_not_ready=" << s.pods_marked_not_ready << " errors=" << s.write_errors
       << " renewals=" << s.heartbeats.renewals << " renew_failures=" << s.heartbeats.failures
       << " renew_skipped=" << s.heartbeats.skipped;
@@ -43,6 +43,7 @@ int main(int argc, char** argv) {
   int64_t grace_ms = opts.node_monitor_grace.count();
   int64_t period_ms = opts.node_monitor_period.count();
   int64_t heartbeat_ms = opts.heartbeat_interval.count();
+  int64_t create_ms = opts.pod_create_delay.count();
   int64_t ready_ms = opts.pod_ready_delay.count();
   int64_t terminate_ms = opts.pod_terminate_delay.count();
   app.add_option("--kubeconfig", kubeconfig, "kubeconfig of the API server")->required();
@@ -55,7 +56,8 @@ int main(int argc, char** argv) {
   app.add_option("--heartbeat-interval-ms", heartbeat_ms, "Lease renewal interval");
   app.add_option("--node-monitor-grace-ms", grace_ms, "silence before Ready=Unknown");
   app.add_option("--node-monitor-period-ms", period_ms, "lifecycle check period");
-  app.add_option("--pod-ready-delay-ms", ready_ms, "bound -> Running/Ready delay");
+  app.add_option("--pod-create-delay-ms", create_ms, "bound -> ContainerCreating delay");
+  app.add_option("--pod-ready-delay-ms", ready_ms, "ContainerCreating -> Running/Ready delay");
   app.add_option("--pod-terminate-delay-ms", terminate_ms, "terminating -> deleted delay");
   app.add_option("--qps", qps, "client-side rate limit; negative: none");
   app.add_option("--log-level", log_level, "trace|debug|info|warn|error");
@@ -67,6 +69,7 @@ int main(int argc, char** argv) {
   opts.node_monitor_grace = std::chrono::milliseconds(grace_ms);
   opts.node_monitor_period = std::chrono::milliseconds(period_ms);
   opts.heartbeat_interval = std::chrono::milliseconds(heartbeat_ms);
+  opts.pod_create_delay = std::chrono::milliseconds(create_ms);
   opts.pod_ready_delay = std::chrono::milliseconds(ready_ms);
   opts.pod_terminate_delay = std::chrono::milliseconds(terminate_ms);
 

@@ -42,6 +42,30 @@ bool MarkedUnknown(const core::Node& node) {
   return c != nullptr && c->status == "Unknown";
 }
 
+// Writes each Event as the kubelet of the node it came from (source.host), so one broadcaster
+// serves every simulated node.
+class KubeletEventSink final : public client::record::EventSink {
+ public:
+  using Kubelets = std::function<client::Clientset&(const std::string& node)>;
+  explicit KubeletEventSink(Kubelets kubelet) : kubelet_(std::move(kubelet)) {}
+
+  Result<ObjectPtr<core::Event>> Create(const core::Event& event) override {
+    return kubelet_(event.source.host).Events().Create(event);
+  }
+  Result<ObjectPtr<core::Event>> Update(const core::Event& event) override {
+    return kubelet_(event.source.host).Events().Update(event);
+  }
+  Result<ObjectPtr<core::Event>> Patch(const core::Event& event, std::string_view patch) override {
+    return kubelet_(event.source.host)
+        .Events()
+        .Patch(event.metadata.namespace_, event.metadata.name, client::PatchType::kStrategicMerge,
+               patch);
+  }
+
+ private:
+  Kubelets kubelet_;
+};
+
 }  // namespace
 
 Status RecreateBinder::Bind(const core::Pod& pod, const std::string& node_name) {
@@ -94,7 +118,11 @@ Simulator::Simulator(client::Clientset& cs, client::informers::InformerFactory& 
                                   : std::make_unique<ClientBinder>(cs)),
       heartbeats_([this](const std::string& node) -> client::Clientset& { return Kubelet(node); },
                   opts_, clock, /*seed=*/0x5eed),
-      queue_(client::QueueConfig{"", nullptr, &clock}) {
+      queue_(client::QueueConfig{"", nullptr, &clock}),
+      event_sink_(std::make_unique<KubeletEventSink>(
+          [this](const std::string& node) -> client::Clientset& { return Kubelet(node); })),
+      events_(std::make_unique<client::record::EventBroadcaster>(
+          *event_sink_, client::record::BroadcasterOptions{.clock = &clock})) {
   RegisterHandlers();
 }
 
@@ -133,7 +161,7 @@ void Simulator::RegisterHandlers() {
       it->second.Release(p->metadata.uid);
     }
     bound_seen_.erase(key);
-    terminating_since_.erase(key);
+    terminate_at_.erase(key);
   };
   pods.AddEventHandler(std::move(ph));
 
@@ -237,6 +265,7 @@ void Simulator::Shutdown() {
   heartbeats_.Shutdown();
   for (std::thread& t : threads_) t.join();
   threads_.clear();
+  events_->Shutdown();
 }
 
 void Simulator::StopHeartbeats(const std::string& zone) { heartbeats_.StopZone(zone); }
@@ -372,14 +401,28 @@ void Simulator::Schedule(const ObjectPtr<core::Pod>& pod, const std::string& key
 void Simulator::RunKubelet(const ObjectPtr<core::Pod>& pod, const core::Node& node,
                            const std::string& key) {
   const TimePoint now = clock_.Now();
+  // Once Running (or after a restart of the simulator), no stage waits any more: the status
+  // just follows the node's health.
+  const bool running = pod->status.phase == "Running" && !pod->status.pod_ip.empty();
+  std::string invalid;
+  const ReadyPlan plan = PlanReady(opts_, *pod, &invalid);
+  Duration until_running = Duration::zero();  // > 0: its containers are still being created
   std::string ip;
   {
     std::lock_guard<std::mutex> l(mu_);
-    const TimePoint seen = bound_seen_.emplace(key, now).first->second;
-    const bool running = pod->status.phase == "Running" && !pod->status.pod_ip.empty();
-    if (!running && now - seen < opts_.pod_ready_delay) {
-      queue_.AddAfter(kPodPrefix + key, opts_.pod_ready_delay - (now - seen));
-      return;
+    const auto [seen, first] = bound_seen_.emplace(key, now);
+    if (first && !invalid.empty()) {
+      ++stats_.invalid_annotations;
+      spdlog::warn("sim: pod {}: {}; using the default readiness delay", key, invalid);
+    }
+    if (!running) {
+      const TimePoint create_at = seen->second + CreateDelay(opts_, *pod);
+      if (now < create_at) {
+        queue_.AddAfter(kPodPrefix + key, create_at - now);
+        return;
+      }
+      const TimePoint running_at = create_at + plan.delay;
+      if (now < running_at) until_running = running_at - now;
     }
     auto pool = ip_pools_.find(node.metadata.name);
     if (pool == ip_pools_.end()) {
@@ -400,8 +443,14 @@ void Simulator::RunKubelet(const ObjectPtr<core::Pod>& pod, const core::Node& no
       ip = *assigned;
     }
   }
-  core::PodStatus want =
-      RunningStatus(*pod, InternalIp(node), ip, NodeIsReady(node), clock_.WallNow());
+  core::PodStatus want;
+  if (until_running > Duration::zero()) {
+    want = CreatingStatus(*pod, InternalIp(node), ip, clock_.WallNow());
+    queue_.AddAfter(kPodPrefix + key, until_running);
+  } else {
+    want = RunningStatus(*pod, InternalIp(node), ip, plan.ready && NodeIsReady(node),
+                         clock_.WallNow());
+  }
   if (!StatusDiffers(pod->status, want)) return;
   core::Pod copy = *pod;
   copy.status = std::move(want);
@@ -415,29 +464,23 @@ void Simulator::RunKubelet(const ObjectPtr<core::Pod>& pod, const core::Node& no
   }
 }
 
+// As the kubelet (and kwok's pod-delete stage): the containers get their grace period, and
+// until they stop the Pod keeps its status — Running and Ready — so EndpointSlices show it
+// serving and terminating. Then the kubelet removes the object: grace 0, for this UID only.
 void Simulator::Terminate(const ObjectPtr<core::Pod>& pod, const std::string& key) {
   const TimePoint now = clock_.Now();
-  TimePoint since;
+  TimePoint delete_at;
+  bool first;
   {
     std::lock_guard<std::mutex> l(mu_);
-    since = terminating_since_.emplace(key, now).first->second;
+    auto [it, inserted] = terminate_at_.emplace(key, TimePoint{});
+    if (inserted) it->second = now + TerminateDelay(opts_, *pod, clock_.WallNow());
+    delete_at = it->second;
+    first = inserted;
   }
-  // Containers stop first: the Pod is shown not ready while it terminates.
-  const core::PodCondition* cr = FindCondition(*pod, "ContainersReady");
-  if (!pod->status.pod_ip.empty() && (IsPodReady(*pod) || (cr && cr->status == "True"))) {
-    core::Pod copy = *pod;
-    copy.status =
-        RunningStatus(*pod, pod->status.rest->host_ip, pod->status.pod_ip, false, clock_.WallNow());
-    auto res = Kubelet(pod->spec.node_name).Pods().UpdateStatus(copy);
-    if (res.ok()) {
-      std::lock_guard<std::mutex> l(mu_);
-      ++stats_.pod_status_writes;
-    } else if (!client::IsConflict(res.status()) && !client::IsNotFound(res.status())) {
-      CountError(res.status());
-    }
-  }
-  if (now - since < opts_.pod_terminate_delay) {
-    queue_.AddAfter(kPodPrefix + key, opts_.pod_terminate_delay - (now - since));
+  if (first) RecordKilling(*pod);
+  if (now < delete_at) {
+    queue_.AddAfter(kPodPrefix + key, delete_at - now);
     return;
   }
   client::DeleteOptions del;
@@ -452,6 +495,27 @@ void Simulator::Terminate(const ObjectPtr<core::Pod>& pod, const std::string& ke
     CountError(st);
     queue_.AddAfter(kPodPrefix + key, kRetryDelay);
   }
+}
+
+client::record::EventRecorder& Simulator::KubeletRecorder(const std::string& node) {
+  std::lock_guard<std::mutex> l(mu_);
+  auto& r = recorders_[node];
+  if (!r) r = events_->NewRecorder({.component = "kubelet", .host = node});
+  return *r;
+}
+
+void Simulator::RecordKilling(const core::Pod& pod) {
+  // Containers that were never created are not stopped.
+  if (pod.status.pod_ip.empty()) return;
+  client::record::EventRecorder& recorder = KubeletRecorder(pod.spec.node_name);
+  for (const core::Container& c : pod.spec.containers) {
+    api::meta::ObjectReference ref = client::record::ReferenceTo(pod, "Pod", "v1");
+    ref.field_path = "spec.containers{" + c.name + "}";
+    recorder.Eventf(ref, client::record::kEventTypeNormal, "Killing", "Stopping container {}",
+                    c.name);
+  }
+  std::lock_guard<std::mutex> l(mu_);
+  stats_.killing_events += static_cast<int64_t>(pod.spec.containers.size());
 }
 
 void Simulator::SyncNode(const std::string& name) {

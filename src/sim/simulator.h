@@ -30,9 +30,11 @@
 #include "base/clock.h"
 #include "client/delaying_queue.h"
 #include "client/informers/interface.h"
+#include "client/record/event_broadcaster.h"
 #include "client/typed/interface.h"
 #include "sim/heartbeats.h"
 #include "sim/pod_status.h"
+#include "sim/pod_timing.h"
 #include "sim/scheduling.h"
 #include "sim/sim_options.h"
 
@@ -79,6 +81,8 @@ struct SimStats {
   int64_t pods_deleted = 0;
   int64_t nodes_marked_unknown = 0;
   int64_t pods_marked_not_ready = 0;
+  int64_t killing_events = 0;       // one per container of each Pod seen terminating
+  int64_t invalid_annotations = 0;  // Pods whose ready-after annotation was ignored
   int64_t write_errors = 0;
   HeartbeatStats heartbeats;
 };
@@ -97,8 +101,8 @@ inline constexpr char kPodNodeIndex[] = "sim.svcplane.io/node";
 struct SimClients {
   client::Clientset* scheduler = nullptr;       // binds Pods (system:kube-scheduler)
   client::Clientset* node_lifecycle = nullptr;  // marks silent nodes and their Pods
-  // A node's kubelet: registers the Node, renews its Lease, writes its Pods' status, deletes
-  // them once terminated (system:node:<name>).
+  // A node's kubelet: registers the Node, renews its Lease, writes its Pods' status and Events,
+  // deletes them once terminated (system:node:<name>).
   std::function<client::Clientset&(const std::string& node)> kubelet;
 };
 
@@ -142,6 +146,8 @@ class Simulator {
   void Schedule(const client::ObjectPtr<Pod>& pod, const std::string& key);
   void RunKubelet(const client::ObjectPtr<Pod>& pod, const Node& node, const std::string& key);
   void Terminate(const client::ObjectPtr<Pod>& pod, const std::string& key);
+  // The kubelet's `Killing` Events ("Stopping container <name>"), one per container.
+  void RecordKilling(const Pod& pod);
   void MonitorLoop();
   void MonitorNodes();
   void EnqueuePodsOn(const std::string& node);
@@ -150,6 +156,8 @@ class Simulator {
   void CountError(const Status& st);
 
   client::Clientset& Kubelet(const std::string& node) { return kubelet_ ? kubelet_(node) : cs_; }
+  // The Event recorder of `node`'s kubelet (source kubelet/<node>), made on first use.
+  client::record::EventRecorder& KubeletRecorder(const std::string& node);
 
   client::Clientset& cs_;
   client::Clientset& node_lifecycle_;
@@ -161,17 +169,23 @@ class Simulator {
   NodeHeartbeats heartbeats_;
   // Keys: "p/<ns>/<name>" for Pods, "n/<name>" for Nodes.
   client::DelayingQueue<std::string> queue_;
+  // Every kubelet's Events go through one broadcaster (one thread), each written by the
+  // kubelet of the node it names as source.host.
+  std::unique_ptr<client::record::EventSink> event_sink_;
+  std::unique_ptr<client::record::EventBroadcaster> events_;
   std::vector<std::string> node_names_;  // constant after Start
 
   mutable std::mutex mu_;
-  PodPlacer placer_;                                              // guarded by mu_
-  std::unordered_map<std::string, PodIpPool> ip_pools_;           // by node; guarded by mu_
-  std::unordered_map<std::string, TimePoint> bound_seen_;         // by pod key; guarded by mu_
-  std::unordered_map<std::string, TimePoint> terminating_since_;  // by pod key; guarded by mu_
-  std::vector<client::ObjectPtr<Node>> node_snapshot_;            // guarded by mu_
-  bool node_snapshot_stale_ = true;                               // guarded by mu_
-  std::unordered_set<std::string> annotation_stopped_;            // guarded by mu_
-  SimStats stats_;                                                // guarded by mu_
+  PodPlacer placer_;                                         // guarded by mu_
+  std::unordered_map<std::string, PodIpPool> ip_pools_;      // by node; guarded by mu_
+  std::unordered_map<std::string, TimePoint> bound_seen_;    // by pod key; guarded by mu_
+  std::unordered_map<std::string, TimePoint> terminate_at_;  // by pod key; guarded by mu_
+  std::vector<client::ObjectPtr<Node>> node_snapshot_;       // guarded by mu_
+  bool node_snapshot_stale_ = true;                          // guarded by mu_
+  std::unordered_set<std::string> annotation_stopped_;       // guarded by mu_
+  SimStats stats_;                                           // guarded by mu_
+  // By node; guarded by mu_. Destroyed before events_ (declared after it).
+  std::unordered_map<std::string, std::unique_ptr<client::record::EventRecorder>> recorders_;
 
   std::vector<std::thread> threads_;
   std::mutex stop_mu_;

@@ -101,7 +101,8 @@ class Simulation(unittest.TestCase):
                             "--nodes", str(NODES), "--heartbeat-interval-ms", "2000",
                             "--node-monitor-grace-ms", str(GRACE_S * 1000),
                             "--node-monitor-period-ms", str(PERIOD_S * 1000),
-                            "--pod-ready-delay-ms", "500", "--pod-terminate-delay-ms", "500")
+                            "--pod-create-delay-ms", "250", "--pod-ready-delay-ms", "250",
+                            "--pod-terminate-delay-ms", "500")
         cls.runner.expect_line("ready", 60.0)
         cls.api = cls.srv.api_client()
         cls.core = client.CoreV1Api(cls.api)
@@ -246,10 +247,13 @@ class Simulation(unittest.TestCase):
         self.assertTrue(all(node_ready(n) == "True" for n in self.nodes().values()))
 
     def test_4_deleted_pod_terminates_then_disappears(self):
-        name = self.pods()[0].metadata.name
+        pod = self.pods()[0]
+        name = pod.metadata.name
         self.core.delete_namespaced_pod(name, NS)  # default grace: 30 s
         p = self.core.read_namespaced_pod(name, NS)
         self.assertIsNotNone(p.metadata.deletion_timestamp)
+        # Ready until the kubelet stand-in deletes it (spec workloads.md §5).
+        self.assertTrue(ready(p))
 
         def gone():
             try:
@@ -259,6 +263,17 @@ class Simulation(unittest.TestCase):
                 return e.status == 404
         self.assertIs(wait_until(gone, 30), True)
         self.assertRegex(self.runner.command("stats"), r" deleted=[1-9]")
+
+        # The kubelet's Killing event, written through the REST client.
+        def killing():
+            events = self.core.list_namespaced_event(NS).items
+            return [e for e in events if e.reason == "Killing" and
+                    e.involved_object.uid == pod.metadata.uid] or None
+        found = wait_until(lambda: killing() is not None or None, 15)
+        self.assertIs(found, True, "no Killing event for %s" % name)
+        e = killing()[0]
+        self.assertEqual((e.type, e.message, e.source.component, e.source.host),
+                         ("Normal", "Stopping container c", "kubelet", pod.spec.node_name))
 
     def test_5_unschedulable_pods_wait_and_other_schedulers_are_left_alone(self):
         other = client.V1Pod(

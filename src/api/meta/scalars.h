@@ -66,4 +66,13 @@ struct RawJson {
   bool operator==(const RawJson&) const = default;
 };
 
+// A Go []byte (Secret.data, ConfigMap.binaryData values): base64 in JSON, raw bytes in protobuf.
+// Any bytes, not necessarily UTF-8.
+struct Bytes {
+  std::string data;
+
+  bool IsZero() const { return data.empty(); }
+  bool operator==(const Bytes&) const = default;
+};
+
 }  // namespace svcplane::api::meta

@@ -95,6 +95,22 @@ struct KindTraits<apps::v1::ReplicaSet> {
   static constexpr bool kNamespaced = true;
 };
 
+template <>
+struct KindTraits<core::v1::ConfigMap> {
+  static constexpr std::string_view kQualifiedKind = "ConfigMap";
+  static constexpr bool kNamespaced = true;
+};
+template <>
+struct KindTraits<core::v1::Secret> {
+  static constexpr std::string_view kQualifiedKind = "Secret";
+  static constexpr bool kNamespaced = true;
+};
+template <>
+struct KindTraits<core::v1::ServiceAccount> {
+  static constexpr std::string_view kQualifiedKind = "ServiceAccount";
+  static constexpr bool kNamespaced = true;
+};
+
 // An allocation step that does nothing (every kind but Service).
 struct NoAllocation {
   template <typename T>

@@ -235,6 +235,17 @@ void Default(discovery::v1::EndpointSlice& slice) {
 
 void Default(coordination::v1::Lease& /*lease*/) {}
 
+void Default(core::v1::ConfigMap& /*cm*/) {}
+void Default(core::v1::ServiceAccount& /*sa*/) {}
+
+void Default(core::v1::Secret& secret) {
+  if (secret.type.empty()) secret.type = std::string(core::v1::kSecretTypeOpaque);
+  for (auto& [key, value] : secret.string_data) {
+    secret.data.insert_or_assign(key, meta::Bytes{std::move(value)});
+  }
+  secret.string_data.clear();
+}
+
 namespace {
 void DefaultRoleRef(rbac::v1::RoleRef& ref) {
   if (ref.api_group.empty()) ref.api_group = std::string(rbac::v1::kGroupName);

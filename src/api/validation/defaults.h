@@ -55,6 +55,13 @@ void Default(apps::v1::ReplicaSet& rs);
 // (requests from limits, enableServiceLinks).
 void DefaultPodSpec(core::v1::PodSpec& spec, bool pod_only);
 
+// ConfigMap and ServiceAccount have no defaults. Secret: type "" -> Opaque, and the write-only
+// stringData folded into data (stringData wins for a key in both) and cleared, as upstream's
+// v1 -> internal conversion does: it is never stored nor returned.
+void Default(core::v1::ConfigMap& cm);
+void Default(core::v1::Secret& secret);
+void Default(core::v1::ServiceAccount& sa);
+
 // The imagePullPolicy upstream picks for an image reference ("Always" for a :latest or
 // untagged, undigested image, else "IfNotPresent").
 std::string DefaultImagePullPolicy(std::string_view image);

@@ -331,6 +331,21 @@ void PrepareForUpdate(coordination::v1::Lease& lease, const coordination::v1::Le
   PrepareObjectMetaForUpdate(lease.metadata, old.metadata);
 }
 void PrepareForCreate(core::v1::Event& event) { PrepareObjectMetaForCreate(event.metadata); }
+
+// ---- ConfigMap, Secret, ServiceAccount (pkg/registry/core/*/strategy.go: nothing of their own)
+
+void PrepareForCreate(core::v1::ConfigMap& cm) { PrepareObjectMetaForCreate(cm.metadata); }
+void PrepareForUpdate(core::v1::ConfigMap& cm, const core::v1::ConfigMap& old) {
+  PrepareObjectMetaForUpdate(cm.metadata, old.metadata);
+}
+void PrepareForCreate(core::v1::Secret& secret) { PrepareObjectMetaForCreate(secret.metadata); }
+void PrepareForUpdate(core::v1::Secret& secret, const core::v1::Secret& old) {
+  PrepareObjectMetaForUpdate(secret.metadata, old.metadata);
+}
+void PrepareForCreate(core::v1::ServiceAccount& sa) { PrepareObjectMetaForCreate(sa.metadata); }
+void PrepareForUpdate(core::v1::ServiceAccount& sa, const core::v1::ServiceAccount& old) {
+  PrepareObjectMetaForUpdate(sa.metadata, old.metadata);
+}
 void PrepareForUpdate(core::v1::Event& event, const core::v1::Event& old) {
   PrepareObjectMetaForUpdate(event.metadata, old.metadata);
 }

@@ -72,6 +72,12 @@ void PrepareForUpdate(core::v1::Endpoints& ep, const core::v1::Endpoints& old);
 void PrepareForCreate(coordination::v1::Lease& lease);
 void PrepareForUpdate(coordination::v1::Lease& lease, const coordination::v1::Lease& old);
 void PrepareForCreate(core::v1::Event& event);
+void PrepareForCreate(core::v1::ConfigMap& cm);
+void PrepareForUpdate(core::v1::ConfigMap& cm, const core::v1::ConfigMap& old);
+void PrepareForCreate(core::v1::Secret& secret);
+void PrepareForUpdate(core::v1::Secret& secret, const core::v1::Secret& old);
+void PrepareForCreate(core::v1::ServiceAccount& sa);
+void PrepareForUpdate(core::v1::ServiceAccount& sa, const core::v1::ServiceAccount& old);
 void PrepareForUpdate(core::v1::Event& event, const core::v1::Event& old);
 
 // Role, ClusterRole, RoleBinding, ClusterRoleBinding: only the generic metadata handling

@@ -91,6 +91,22 @@ FieldErrorList ValidatePodTemplateSpec(const core::v1::PodTemplateSpec& t, const
 // The PodSpec rules shared by Pods and pod templates.
 FieldErrorList ValidatePodSpec(const core::v1::PodSpec& spec, const FieldPath& path);
 
+// ---- core/v1 ConfigMap, Secret and ServiceAccount (names: DNS-1123 subdomains). Keys of
+// data/binaryData must be config keys (IsConfigMapKey), a key may not be in both, and the values
+// total at most 1 MiB; Secrets get their type's required keys. Once `immutable` is set, it and
+// the data may not change; a Secret's type never changes.
+FieldErrorList ValidateCreate(const core::v1::ConfigMap& cm);
+FieldErrorList ValidateUpdate(const core::v1::ConfigMap& cm, const core::v1::ConfigMap& old);
+FieldErrorList ValidateCreate(const core::v1::Secret& secret);
+FieldErrorList ValidateUpdate(const core::v1::Secret& secret, const core::v1::Secret& old);
+FieldErrorList ValidateCreate(const core::v1::ServiceAccount& sa);
+FieldErrorList ValidateUpdate(const core::v1::ServiceAccount& sa,
+                              const core::v1::ServiceAccount& old);
+// IsConfigMapKey of apimachinery: the messages for a key that is not valid (none when valid).
+std::vector<std::string> ConfigMapKeyErrors(std::string_view key);
+// core.MaxSecretSize: the limit on the summed values of a ConfigMap or a Secret.
+inline constexpr int64_t kMaxSecretSize = 1 * 1024 * 1024;
+
 // ---- rbac.authorization.k8s.io/v1. Names (and roleRef.name) need only be URL path segments;
 // updates of bindings may not change roleRef (`cannot change roleRef`).
 FieldErrorList ValidateCreate(const rbac::v1::Role& role);

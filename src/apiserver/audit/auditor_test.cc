@@ -246,6 +246,44 @@ TEST(AuditorTest, RequestResponseLogsTheResponseObjectAlsoForSourcedBodies) {
   EXPECT_FALSE(f.sink->waits[3]);  // written while the body is sent: only queued
 }
 
+// Whatever the policy asks, a Secret's body is never logged: its requests are audited at
+// Metadata level (and say so). Other kinds keep the policy's level.
+TEST(AuditorTest, SecretsAreLoggedAtMetadataLevelAtMost) {
+  constexpr std::string_view kEverything = R"(apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: ["RequestReceived"]
+rules:
+- level: RequestResponse
+)";
+  Fixture f(kEverything);
+  const std::string secret =
+      R"({"kind":"Secret","apiVersion":"v1","metadata":{"name":"db"},"data":{"pw":"aHVudGVyMg=="},)"
+      R"("stringData":{"token":"hunter3"}})";
+  f.Run(Req("POST", "/api/v1/namespaces/demo/secrets", secret), Answer(201, secret));
+  f.Run(Req("GET", "/api/v1/namespaces/demo/secrets/db"), Answer(200, secret));
+  f.Run(Req("PATCH", "/api/v1/namespaces/demo/secrets/db", R"({"stringData":{"a":"hunter4"}})"),
+        Answer(200, secret));
+  const std::string cm = R"({"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"c"}})";
+  f.Run(Req("POST", "/api/v1/namespaces/demo/configmaps", cm), Answer(201, cm));
+  auto events = f.sink->Events();
+  ASSERT_EQ(events.size(), 4u);
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(events[i].at("level"), "Metadata") << i;
+    EXPECT_FALSE(events[i].contains("requestObject")) << i;
+    EXPECT_FALSE(events[i].contains("responseObject")) << i;
+  }
+  EXPECT_EQ(events[0].at("objectRef").at("name"), "db");  // the name is still recorded
+  EXPECT_EQ(events[3].at("level"), "RequestResponse");
+  EXPECT_TRUE(events[3].contains("requestObject"));
+  EXPECT_TRUE(events[3].contains("responseObject"));
+  std::lock_guard lock(f.sink->mu);
+  for (const auto& line : f.sink->lines) {
+    for (auto value : {"aHVudGVyMg==", "hunter3", "hunter4"}) {
+      EXPECT_EQ(line.find(value), std::string::npos) << line;
+    }
+  }
+}
+
 TEST(AuditorTest, LaterStagesAnnotateTheContext) {
   Fixture f(kMetadataForAll);
   f.Run(Req("GET", "/api/v1/namespaces/demo/pods"), [](const http::Request& req) -> http::Reply {

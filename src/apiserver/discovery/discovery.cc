@@ -30,7 +30,10 @@ std::string_view StorageVersionHash(std::string_view resource) {
       {"rolebindings", "eGsCzGH6b1g="},
       {"roles", "7FuwZcIIItM="},
       {"deployments", "8aSe+NMegvE="},
-      {"replicasets", "P1RzHs8/mWQ="}};
+      {"replicasets", "P1RzHs8/mWQ="},
+      {"configmaps", "qFsyl6wFWjQ="},
+      {"secrets", "S6u1pOWzb84="},
+      {"serviceaccounts", "pbx9ZvyFpBE="}};
   auto it = kHashes.find(resource);
   return it == kHashes.end() ? std::string_view() : it->second;
 }

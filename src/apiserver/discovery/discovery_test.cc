@@ -83,9 +83,22 @@ TEST(DiscoveryTest, CoreResourceListMatchesUpstreamTable) {
   std::vector<std::string> names;
   for (const auto& r : rs) names.emplace_back(r.at("name").as_string());
   EXPECT_THAT(names,
-              ::testing::ElementsAre("endpoints", "events", "namespaces", "namespaces/finalize",
-                                     "namespaces/status", "nodes", "nodes/status", "pods",
-                                     "pods/binding", "pods/status", "services", "services/status"));
+              ::testing::ElementsAre("configmaps", "endpoints", "events", "namespaces",
+                                     "namespaces/finalize", "namespaces/status", "nodes",
+                                     "nodes/status", "pods", "pods/binding", "pods/status",
+                                     "secrets", "serviceaccounts", "services", "services/status"));
+  // Upstream's bytes (api/discovery/api__v1.json) for the kinds every app manifest carries.
+  EXPECT_EQ(json::serialize(*FindByKey(rs, "name", "configmaps")),
+            R"({"name":"configmaps","singularName":"configmap","namespaced":true,)"
+            R"("kind":"ConfigMap","verbs":["create","delete","deletecollection","get","list",)"
+            R"("patch","update","watch"],"shortNames":["cm"],)"
+            R"("storageVersionHash":"qFsyl6wFWjQ="})");
+  EXPECT_EQ(json::serialize(*FindByKey(rs, "name", "secrets")),
+            R"({"name":"secrets","singularName":"secret","namespaced":true,"kind":"Secret",)"
+            R"("verbs":["create","delete","deletecollection","get","list","patch","update",)"
+            R"("watch"],"storageVersionHash":"S6u1pOWzb84="})");
+  EXPECT_THAT(StringsOf(FindByKey(rs, "name", "serviceaccounts")->at("shortNames")),
+              ::testing::ElementsAre("sa"));
   // kube-scheduler's way to assign a pod (upstream's api__v1.json entry).
   EXPECT_EQ(json::serialize(*FindByKey(rs, "name", "pods/binding")),
             R"({"name":"pods/binding","singularName":"","namespaced":true,"kind":"Binding",)"

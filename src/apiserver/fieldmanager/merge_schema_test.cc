@@ -71,11 +71,23 @@ constexpr auto kGranular = Relationship::kSeparable;
 
 TEST(MergeSchemaTest, EveryServedKindHasASchema) {
   for (auto kind : {"Pod", "Service", "Node", "Namespace", "Endpoints", "Event", "EndpointSlice",
-                    "Lease", "Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding"}) {
+                    "Lease", "Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding",
+                    "ConfigMap", "Secret", "ServiceAccount"}) {
     ASSERT_NE(SchemaForKind(kind), nullptr) << kind;
     EXPECT_EQ(SchemaForKind(kind), SchemaForKind(kind));  // compiled once
   }
-  EXPECT_EQ(SchemaForKind("ConfigMap"), nullptr);
+  EXPECT_EQ(SchemaForKind("DaemonSet"), nullptr);
+}
+
+// ConfigMap and Secret data are maps owned key by key; ServiceAccount.secrets is a list keyed
+// by name (+listType=map +listMapKey=name), imagePullSecrets atomic.
+TEST(MergeSchemaTest, ConfigKinds) {
+  EXPECT_TRUE(IsMapOf("ConfigMap", "data", kGranular));
+  EXPECT_TRUE(IsMapOf("ConfigMap", "binaryData", kGranular));
+  EXPECT_TRUE(IsMapOf("Secret", "data", kGranular));
+  EXPECT_TRUE(IsMapOf("Secret", "stringData", kGranular));
+  EXPECT_TRUE(IsMap("ServiceAccount", "secrets", {"name"}));
+  EXPECT_TRUE(IsAtomicList("ServiceAccount", "imagePullSecrets"));
 }
 
 TEST(MergeSchemaTest, Metadata) {

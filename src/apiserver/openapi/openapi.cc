@@ -74,6 +74,19 @@ KindSchemas AddKind(std::string_view kind, SchemaSet* s) {
        [](SchemaSet* s) {
          return KindSchemas{s->Add<api::rbac::v1::RoleBinding>(), s->Add<api::RoleBindingList>()};
        }},
+      {"ConfigMap",
+       [](SchemaSet* s) {
+         return KindSchemas{s->Add<api::core::v1::ConfigMap>(), s->Add<api::ConfigMapList>()};
+       }},
+      {"Secret",
+       [](SchemaSet* s) {
+         return KindSchemas{s->Add<api::core::v1::Secret>(), s->Add<api::SecretList>()};
+       }},
+      {"ServiceAccount",
+       [](SchemaSet* s) {
+         return KindSchemas{s->Add<api::core::v1::ServiceAccount>(),
+                            s->Add<api::ServiceAccountList>()};
+       }},
       {"Deployment",
        [](SchemaSet* s) {
          return KindSchemas{s->Add<api::apps::v1::Deployment>(), s->Add<api::DeploymentList>()};

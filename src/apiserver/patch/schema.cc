@@ -98,6 +98,15 @@ std::unique_ptr<Schema> NamespaceSchema() {
   return Schema::FromRules(rules);
 }
 
+// ServiceAccount: secrets merge by name (+patchMergeKey=name +patchStrategy=merge);
+// imagePullSecrets replace.
+std::unique_ptr<Schema> ServiceAccountSchema() {
+  std::vector<PathRule> rules;
+  AddObjectMetaRules(rules);
+  rules.push_back({"secrets", ListStrategy::kMergeByKey, "name"});
+  return Schema::FromRules(rules);
+}
+
 // Endpoints (subsets), Event, EndpointSlice (endpoints, ports), Lease and the RBAC kinds (rules,
 // subjects, clusterRoleSelectors) have no tagged lists beyond ObjectMeta: everything else
 // replaces.
@@ -165,8 +174,10 @@ const Schema* StrategicSchemaForKind(std::string_view kind) {
     (*m)["Namespace"] = NamespaceSchema();
     (*m)["Deployment"] = WorkloadSchema();
     (*m)["ReplicaSet"] = WorkloadSchema();
+    (*m)["ServiceAccount"] = ServiceAccountSchema();
+    // ConfigMap and Secret: data, binaryData and stringData are maps, merged key by key.
     for (const char* k : {"Endpoints", "Event", "EndpointSlice", "Lease", "Role", "ClusterRole",
-                          "RoleBinding", "ClusterRoleBinding", "Scale"}) {
+                          "RoleBinding", "ClusterRoleBinding", "Scale", "ConfigMap", "Secret"}) {
       (*m)[k] = MetaOnlySchema();
     }
     return m;

@@ -71,7 +71,8 @@ class Schema {
 
 // The strategic-merge schema of one of our kinds ("Pod", "Service", "Node", "Namespace",
 // "Endpoints", "Event", "EndpointSlice", "Lease", "Role", "ClusterRole", "RoleBinding",
-// "ClusterRoleBinding", "Deployment", "ReplicaSet", and autoscaling/v1 "Scale"), or null for any
+// "ClusterRoleBinding", "Deployment", "ReplicaSet", "ConfigMap", "Secret", "ServiceAccount", and
+// autoscaling/v1 "Scale"), or null for any
 // other kind (for which upstream rejects strategic merge patches with 415). Built once, shared,
 // never freed.
 const Schema* StrategicSchemaForKind(std::string_view kind);

@@ -19,8 +19,8 @@ const FieldMeta* Lookup(const Schema& root, std::initializer_list<const char*> p
 }
 
 TEST(SchemaTest, EveryServedKindHasASchema) {
-  for (const char* kind :
-       {"Namespace", "Service", "Pod", "Node", "Endpoints", "Event", "EndpointSlice", "Lease"}) {
+  for (const char* kind : {"Namespace", "Service", "Pod", "Node", "Endpoints", "Event",
+                           "EndpointSlice", "Lease", "ConfigMap", "Secret", "ServiceAccount"}) {
     const Schema* s = StrategicSchemaForKind(kind);
     ASSERT_NE(s, nullptr) << kind;
     const FieldMeta* fin = Lookup(*s, {"metadata", "finalizers"});
@@ -32,6 +32,16 @@ TEST(SchemaTest, EveryServedKindHasASchema) {
   }
   EXPECT_EQ(StrategicSchemaForKind("DaemonSet"), nullptr);
   EXPECT_EQ(StrategicSchemaForKind("pod"), nullptr);
+}
+
+// ServiceAccount.secrets merge by name (+patchMergeKey=name); imagePullSecrets replace.
+TEST(SchemaTest, ServiceAccountSecretsMergeByName) {
+  const Schema* s = StrategicSchemaForKind("ServiceAccount");
+  ASSERT_NE(s, nullptr);
+  const FieldMeta* secrets = Lookup(*s, {"secrets"});
+  ASSERT_NE(secrets, nullptr);
+  EXPECT_EQ(secrets->merge_key, "name");
+  EXPECT_EQ(Lookup(*s, {"imagePullSecrets"}), nullptr);
 }
 
 // Deployment and ReplicaSet: the pod template's lists merge as a Pod's do.

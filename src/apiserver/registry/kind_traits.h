@@ -218,6 +218,40 @@ struct KindTraits<api::apps::v1::ReplicaSet> {
   }
 };
 
+template <>
+struct KindTraits<api::core::v1::ConfigMap> : NoStatus {
+  static constexpr std::string_view kResource = "configmaps";
+  static constexpr std::string_view kGroup = "";
+  static constexpr bool kCreateOnUpdate = false;
+  static std::optional<std::string> FieldValue(const api::core::v1::ConfigMap& o,
+                                               std::string_view f) {
+    return MetaFieldValue(o, f);
+  }
+};
+
+// pkg/registry/core/secret SelectableFields adds type.
+template <>
+struct KindTraits<api::core::v1::Secret> : NoStatus {
+  static constexpr std::string_view kResource = "secrets";
+  static constexpr std::string_view kGroup = "";
+  static constexpr bool kCreateOnUpdate = false;
+  static std::optional<std::string> FieldValue(const api::core::v1::Secret& o, std::string_view f) {
+    if (f == "type") return o.type;
+    return MetaFieldValue(o, f);
+  }
+};
+
+template <>
+struct KindTraits<api::core::v1::ServiceAccount> : NoStatus {
+  static constexpr std::string_view kResource = "serviceaccounts";
+  static constexpr std::string_view kGroup = "";
+  static constexpr bool kCreateOnUpdate = false;
+  static std::optional<std::string> FieldValue(const api::core::v1::ServiceAccount& o,
+                                               std::string_view f) {
+    return MetaFieldValue(o, f);
+  }
+};
+
 // The resource table entry of T.
 template <typename T>
 const api::ResourceInfo& InfoOf() {

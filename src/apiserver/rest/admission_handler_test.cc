@@ -86,7 +86,8 @@ TEST_F(AdmissionHandlerTest, ARefusalIsTheForbiddenStatusInTheAskedEncoding) {
   EXPECT_EQ(r.status, 403);
   EXPECT_EQ(r.body, R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",)"
                     R"("message":"pods \"p\" is forbidden: no","reason":"Forbidden",)"
-                    R"("details":{"name":"p","kind":"pods"},"code":403})");
+                    R"("details":{"name":"p","kind":"pods"},"code":403})"
+                    "\n");
   auto pb = Send("POST", "/api/v1/namespaces/default/pods", api::codec::EncodeJson(MakePod("q")),
                  "application/vnd.kubernetes.protobuf, application/json");
   EXPECT_EQ(pb.status, 403);

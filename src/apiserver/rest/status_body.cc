@@ -52,7 +52,11 @@ http::Response ErrorResponse(const Status& st, const StatusTarget& target, bool 
     r.body = FailureStatusProtobuf(st, target);
     r.content_type = std::string(api::codec::kProtobufContentType);
   } else {
+    // kube-apiserver writes JSON with Go's json.Encoder, which ends the document with a
+    // newline; clients that print an error's body show it (the Python client's
+    // FailToCreateError text is "Error from server (Conflict): {...}\n").
     r.body = FailureStatusJson(st, target);
+    r.body += '\n';
   }
   if (st.code() == Code::kTimeout || st.code() == Code::kTooManyRequests) {
     r.headers.emplace_back("Retry-After", "1");

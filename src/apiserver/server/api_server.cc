@@ -37,6 +37,7 @@
 #include "apiserver/server/admission.h"
 #include "apiserver/server/cluster_join.h"
 #include "apiserver/server/collections.h"
+#include "apiserver/server/default_service_accounts.h"
 #include "apiserver/server/housekeeping.h"
 #include "apiserver/server/open_store.h"
 #include "apiserver/server/snapshot_endpoint.h"
@@ -97,6 +98,9 @@ class ApiServerImpl {
   std::unique_ptr<registry::Registry<ClusterRole>> cluster_roles;
   std::unique_ptr<registry::Registry<api::apps::v1::Deployment>> deployments;
   std::unique_ptr<registry::Registry<api::apps::v1::ReplicaSet>> replica_sets;
+  std::unique_ptr<registry::Registry<api::core::v1::ConfigMap>> config_maps;
+  std::unique_ptr<registry::Registry<api::core::v1::Secret>> secrets;
+  std::unique_ptr<registry::Registry<api::core::v1::ServiceAccount>> service_accounts;
   std::unique_ptr<registry::Registry<RoleBinding>> role_bindings;
   std::unique_ptr<registry::Registry<ClusterRoleBinding>> cluster_role_bindings;
   std::unique_ptr<allocator::ServiceAllocator> service_allocator;
@@ -110,6 +114,7 @@ class ApiServerImpl {
   std::unique_ptr<bootstrap::ApiServerIdentity> identity;  // declared after loopback: stops first
   std::vector<std::unique_ptr<Collection>> collections;
   std::unique_ptr<Housekeeping> housekeeping;
+  std::unique_ptr<DefaultServiceAccounts> default_service_accounts;
   std::unique_ptr<registry::EventTtl> event_ttl;
   std::unique_ptr<rest::WatchHub> hub;
   std::unique_ptr<discovery::Documents> discovery_docs;
@@ -163,6 +168,7 @@ class ApiServerImpl {
     BeginShutdown();
     if (http) http->Shutdown(std::chrono::seconds(5));
     repair_loop.reset();
+    default_service_accounts.reset();
     housekeeping.reset();
     event_ttl.reset();
     hub.reset();
@@ -471,6 +477,9 @@ Result<std::unique_ptr<ApiServer>> ApiServer::Start(const ApiServerOptions& opti
   impl->Serve(impl->cluster_role_bindings);
   impl->Serve(impl->deployments);
   impl->Serve(impl->replica_sets);
+  impl->Serve(impl->config_maps);
+  impl->Serve(impl->secrets);
+  impl->Serve(impl->service_accounts);
   if (options.authorization_mode == "Node,RBAC") {
     impl->access = std::make_unique<AccessControl>(AccessControlRegistries{
         impl->roles.get(), impl->cluster_roles.get(), impl->role_bindings.get(),
@@ -518,6 +527,9 @@ Result<std::unique_ptr<ApiServer>> ApiServer::Start(const ApiServerOptions& opti
   }
   SVC_RETURN_IF_ERROR(impl->StartAllocators());
   bootstrap::EnsureSystemNamespaces(*impl->namespaces);
+  impl->default_service_accounts = std::make_unique<DefaultServiceAccounts>(
+      impl->namespaces.get(), impl->service_accounts.get());
+  impl->default_service_accounts->Start();
   impl->StartRepair();
   impl->loopback = loopback::MakeLoopbackClientset(
       {impl->namespaces.get(), impl->services.get(), impl->pods.get(), impl->nodes.get(),

@@ -15,12 +15,15 @@ namespace svcplane::apiserver::storage_codec {
 using api::apps::v1::Deployment;
 using api::apps::v1::ReplicaSet;
 using api::coordination::v1::Lease;
+using api::core::v1::ConfigMap;
 using api::core::v1::Endpoints;
 using api::core::v1::Event;
 using api::core::v1::Namespace;
 using api::core::v1::Node;
 using api::core::v1::Pod;
+using api::core::v1::Secret;
 using api::core::v1::Service;
+using api::core::v1::ServiceAccount;
 using api::discovery::v1::EndpointSlice;
 using api::rbac::v1::ClusterRole;
 using api::rbac::v1::ClusterRoleBinding;
@@ -111,6 +114,9 @@ ProtobufValueCodec::ProtobufValueCodec() {
   kinds_.push_back(KindFor<ClusterRoleBinding>(prefix_of(registry::InfoOf<ClusterRoleBinding>())));
   kinds_.push_back(KindFor<Deployment>(prefix_of(registry::InfoOf<Deployment>())));
   kinds_.push_back(KindFor<ReplicaSet>(prefix_of(registry::InfoOf<ReplicaSet>())));
+  kinds_.push_back(KindFor<ConfigMap>(prefix_of(registry::InfoOf<ConfigMap>())));
+  kinds_.push_back(KindFor<Secret>(prefix_of(registry::InfoOf<Secret>())));
+  kinds_.push_back(KindFor<ServiceAccount>(prefix_of(registry::InfoOf<ServiceAccount>())));
   kinds_.push_back(RangeAllocationKind());
   // Upstream keeps a v1 Endpoints per API server here (bootstrap/lease_reconciler.h).
   kinds_.push_back(KindFor<Endpoints>("/registry/masterleases/"));

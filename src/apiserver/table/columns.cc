@@ -233,6 +233,49 @@ const std::vector<Column> kReplicaSet = {
      1},
 };
 
+// printConfigMap / printSecret / printServiceAccount: the counts are int64 cells in columns of
+// type "string", as upstream declares them.
+const std::vector<Column> kConfigMap = {
+    kName,
+    {"Data", "string", "",
+     "Data contains the configuration data. Each key must consist of alphanumeric characters, "
+     "'-', '_' or '.'. Values with non-UTF-8 byte sequences must use the BinaryData field. The "
+     "keys stored in Data must not overlap with the keys in the BinaryData field, this is "
+     "enforced during validation process.",
+     0},
+    kAge,
+};
+
+const std::vector<Column> kSecret = {
+    kName,
+    {"Type", "string", "",
+     "Used to facilitate programmatic handling of secret data. More info: "
+     "https://kubernetes.io/docs/concepts/configuration/secret/#secret-types",
+     0},
+    {"Data", "string", "",
+     "Data contains the secret data. Each key must consist of alphanumeric characters, '-', '_' "
+     "or '.'. The serialized form of the secret data is a base64 encoded string, representing "
+     "the arbitrary (possibly non-string) data value here. Described in "
+     "https://tools.ietf.org/html/rfc4648#section-4",
+     0},
+    kAge,
+};
+
+const std::vector<Column> kServiceAccount = {
+    kName,
+    {"Secrets", "string", "",
+     "Secrets is a list of the secrets in the same namespace that pods running using this "
+     "ServiceAccount are allowed to use. Pods are only limited to this list if this service "
+     "account has a \"kubernetes.io/enforce-mountable-secrets\" annotation set to \"true\". The "
+     "\"kubernetes.io/enforce-mountable-secrets\" annotation is deprecated since v1.32. Prefer "
+     "separate namespaces to isolate access to mounted secrets. This field should not be used to "
+     "find auto-generated service account token secrets for use outside of pods. Instead, tokens "
+     "can be requested directly using the TokenRequest API, or service account token secrets can "
+     "be manually created. More info: https://kubernetes.io/docs/concepts/configuration/secret",
+     0},
+    kAge,
+};
+
 }  // namespace
 
 std::span<const Column> Columns(std::string_view kind) {
@@ -250,7 +293,10 @@ std::span<const Column> Columns(std::string_view kind) {
       {"RoleBinding", &kRoleBinding},
       {"ClusterRoleBinding", &kClusterRoleBinding},
       {"Deployment", &kDeployment},
-      {"ReplicaSet", &kReplicaSet}};
+      {"ReplicaSet", &kReplicaSet},
+      {"ConfigMap", &kConfigMap},
+      {"Secret", &kSecret},
+      {"ServiceAccount", &kServiceAccount}};
   auto it = kByKind.find(kind);
   if (it == kByKind.end()) return {};
   return *it->second;

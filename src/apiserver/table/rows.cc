@@ -607,4 +607,25 @@ Row MakeRow(const api::apps::v1::ReplicaSet& rs, TimePoint now) {
   return row;
 }
 
+Row MakeRow(const core::v1::ConfigMap& cm, TimePoint now) {
+  Row row;
+  row.cells = {cm.metadata.name, static_cast<int64_t>(cm.data.size() + cm.binary_data.size()),
+               TimestampSince(cm.metadata.creation_timestamp, now)};
+  return row;
+}
+
+Row MakeRow(const core::v1::Secret& secret, TimePoint now) {
+  Row row;
+  row.cells = {secret.metadata.name, secret.type, static_cast<int64_t>(secret.data.size()),
+               TimestampSince(secret.metadata.creation_timestamp, now)};
+  return row;
+}
+
+Row MakeRow(const core::v1::ServiceAccount& sa, TimePoint now) {
+  Row row;
+  row.cells = {sa.metadata.name, static_cast<int64_t>(sa.secrets.size()),
+               TimestampSince(sa.metadata.creation_timestamp, now)};
+  return row;
+}
+
 }  // namespace svcplane::apiserver::table

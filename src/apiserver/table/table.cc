@@ -176,6 +176,9 @@ std::string_view KindOf() {
   if constexpr (std::is_same_v<T, api::rbac::v1::ClusterRoleBinding>) return "ClusterRoleBinding";
   if constexpr (std::is_same_v<T, api::apps::v1::Deployment>) return "Deployment";
   if constexpr (std::is_same_v<T, api::apps::v1::ReplicaSet>) return "ReplicaSet";
+  if constexpr (std::is_same_v<T, api::core::v1::ConfigMap>) return "ConfigMap";
+  if constexpr (std::is_same_v<T, api::core::v1::Secret>) return "Secret";
+  if constexpr (std::is_same_v<T, api::core::v1::ServiceAccount>) return "ServiceAccount";
 }
 
 template <typename T>
@@ -317,6 +320,9 @@ SVCPLANE_INSTANTIATE(api::rbac::v1::RoleBinding)
 SVCPLANE_INSTANTIATE(api::rbac::v1::ClusterRoleBinding)
 SVCPLANE_INSTANTIATE(api::apps::v1::Deployment)
 SVCPLANE_INSTANTIATE(api::apps::v1::ReplicaSet)
+SVCPLANE_INSTANTIATE(api::core::v1::ConfigMap)
+SVCPLANE_INSTANTIATE(api::core::v1::Secret)
+SVCPLANE_INSTANTIATE(api::core::v1::ServiceAccount)
 #undef SVCPLANE_INSTANTIATE
 
 }  // namespace svcplane::apiserver::table

@@ -57,6 +57,9 @@ Row MakeRow(const api::rbac::v1::RoleBinding& binding, TimePoint now);
 Row MakeRow(const api::rbac::v1::ClusterRoleBinding& binding, TimePoint now);
 Row MakeRow(const api::apps::v1::Deployment& deployment, TimePoint now);
 Row MakeRow(const api::apps::v1::ReplicaSet& rs, TimePoint now);
+Row MakeRow(const api::core::v1::ConfigMap& cm, TimePoint now);
+Row MakeRow(const api::core::v1::Secret& secret, TimePoint now);
+Row MakeRow(const api::core::v1::ServiceAccount& sa, TimePoint now);
 
 // ?includeObject=: what each row carries in `object`.
 enum class IncludeObject {

@@ -525,5 +525,40 @@ TEST(EncodeTest, PartialObjectMetadata) {
   EXPECT_EQ(list.at("items").at(1).at("metadata").at("resourceVersion").as_string(), "42");
 }
 
+// printConfigMap / printSecret / printServiceAccount: counts as integers, in columns that
+// upstream declares as strings.
+TEST(ConfigKindsRowTest, CountsAndTypes) {
+  auto names = [](std::string_view kind) {
+    std::vector<std::string> out;
+    for (const auto& c : Columns(kind)) out.push_back(std::string(c.name));
+    return out;
+  };
+  EXPECT_THAT(names("ConfigMap"), ElementsAre("Name", "Data", "Age"));
+  EXPECT_THAT(names("Secret"), ElementsAre("Name", "Type", "Data", "Age"));
+  EXPECT_THAT(names("ServiceAccount"), ElementsAre("Name", "Secrets", "Age"));
+  EXPECT_EQ(Columns("Secret")[2].type, "string");
+
+  core::v1::ConfigMap cm;
+  cm.metadata.name = "cfg";
+  cm.metadata.creation_timestamp = meta::Time::FromUnix(kNow - 90);
+  cm.data = {{"a", "1"}, {"b", "2"}};
+  cm.binary_data = {{"c", meta::Bytes{"x"}}};
+  EXPECT_THAT(Strings(MakeRow(cm, now)), ElementsAre("cfg", "#3", "90s"));
+
+  core::v1::Secret secret;
+  secret.metadata.name = "tls";
+  secret.metadata.creation_timestamp = meta::Time::FromUnix(kNow - 90);
+  secret.type = "kubernetes.io/tls";
+  secret.data = {{"tls.crt", meta::Bytes{"c"}}, {"tls.key", meta::Bytes{"k"}}};
+  EXPECT_THAT(Strings(MakeRow(secret, now)), ElementsAre("tls", "kubernetes.io/tls", "#2", "90s"));
+
+  core::v1::ServiceAccount sa;
+  sa.metadata.name = "default";
+  sa.metadata.creation_timestamp = meta::Time::FromUnix(kNow - 90);
+  EXPECT_THAT(Strings(MakeRow(sa, now)), ElementsAre("default", "#0", "90s"));
+  sa.secrets.resize(1);
+  EXPECT_THAT(Strings(MakeRow(sa, now)), ElementsAre("default", "#1", "90s"));
+}
+
 }  // namespace
 }  // namespace svcplane::apiserver::table

@@ -278,6 +278,63 @@ bool DecodeValue(od::value v, meta::Quantity& out, DecodeContext& ctx) {
   return true;
 }
 
+// Go's base64.StdEncoding as encoding/json decodes a []byte: padding required, '\r' and '\n'
+// skipped; an error names the input byte as Go's CorruptInputError does.
+bool DecodeValue(od::value v, meta::Bytes& out, DecodeContext& ctx) {
+  out = meta::Bytes{};
+  if (TakeNull(v)) return true;
+  std::string text;
+  if (!DecodeValue(v, text, ctx)) return false;
+  auto fail = [&](size_t at) {
+    return ctx.Fail("illegal base64 data at input byte " + std::to_string(at));
+  };
+  static constexpr std::string_view kAlphabet =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  uint32_t acc = 0;
+  int have = 0;           // sextets in the current quantum
+  size_t quantum_at = 0;  // input index where the current quantum started
+  size_t i = 0;
+  for (; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '\r' || c == '\n') continue;
+    if (have == 0) quantum_at = i;
+    if (c == '=') {
+      // "xx==" or "xxx=": what follows may only be the rest of the padding and line breaks.
+      if (have < 2) return fail(i);
+      size_t need = 4 - static_cast<size_t>(have) - 1;
+      size_t j = i + 1;
+      for (; j < text.size() && need > 0; ++j) {
+        if (text[j] == '\r' || text[j] == '\n') continue;
+        if (text[j] != '=') return fail(j - 1);  // Go names the byte before it
+        --need;
+      }
+      if (need > 0) return fail(text.size());
+      for (; j < text.size(); ++j) {
+        if (text[j] != '\r' && text[j] != '\n') return fail(j);
+      }
+      if (have == 2) {
+        out.data.push_back(static_cast<char>((acc >> 4) & 0xff));
+      } else {
+        out.data.push_back(static_cast<char>((acc >> 10) & 0xff));
+        out.data.push_back(static_cast<char>((acc >> 2) & 0xff));
+      }
+      return true;
+    }
+    auto pos = kAlphabet.find(c);
+    if (pos == std::string_view::npos) return fail(i);
+    acc = (acc << 6) | static_cast<uint32_t>(pos);
+    if (++have == 4) {
+      out.data.push_back(static_cast<char>((acc >> 16) & 0xff));
+      out.data.push_back(static_cast<char>((acc >> 8) & 0xff));
+      out.data.push_back(static_cast<char>(acc & 0xff));
+      acc = 0;
+      have = 0;
+    }
+  }
+  if (have != 0) return fail(quantum_at);
+  return true;
+}
+
 bool DecodeValue(od::value v, meta::RawJson& out, DecodeContext& ctx) {
   out = meta::RawJson{};
   return CaptureRaw(v, &out.text, ctx);

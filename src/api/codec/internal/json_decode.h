@@ -63,6 +63,7 @@ bool DecodeValue(od::value v, meta::MicroTime& out, DecodeContext& ctx);
 bool DecodeValue(od::value v, meta::IntOrString& out, DecodeContext& ctx);
 bool DecodeValue(od::value v, meta::Quantity& out, DecodeContext& ctx);
 bool DecodeValue(od::value v, meta::RawJson& out, DecodeContext& ctx);
+bool DecodeValue(od::value v, meta::Bytes& out, DecodeContext& ctx);
 
 // True (and the value consumed) when v is JSON null.
 inline bool TakeNull(od::value& v) {

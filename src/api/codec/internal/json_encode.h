@@ -30,6 +30,7 @@ inline bool IsEmpty(const meta::MicroTime& v) { return v.IsZero(); }
 inline bool IsEmpty(const meta::IntOrString& v) { return v.IsZero(); }
 inline bool IsEmpty(const meta::Quantity& v) { return v.IsZero(); }
 inline bool IsEmpty(const meta::RawJson& v) { return v.IsZero(); }
+inline bool IsEmpty(const meta::Bytes& v) { return v.IsZero(); }
 template <typename T>
 bool IsEmpty(const std::optional<T>& v) {
   return !v.has_value();
@@ -71,6 +72,9 @@ inline void EncodeValue(JsonWriter& w, const meta::Quantity& v) { w.String(v.tex
 inline void EncodeValue(JsonWriter& w, const meta::RawJson& v) {
   v.text.empty() ? w.Null() : w.Raw(v.text);
 }
+
+// Go's encoding/json writes []byte as standard base64.
+void EncodeValue(JsonWriter& w, const meta::Bytes& v);
 
 template <meta::Reflected T>
 void EncodeValue(JsonWriter& w, const T& v);

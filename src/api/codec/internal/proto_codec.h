@@ -46,6 +46,9 @@ inline void EncodeField(ProtoWriter& w, uint32_t n, const std::string& v, const 
   w.Bytes(n, v);
 }
 inline void EncodeField(ProtoWriter& w, uint32_t n, bool v, const ProtoField*) { w.Bool(n, v); }
+inline void EncodeField(ProtoWriter& w, uint32_t n, const meta::Bytes& v, const ProtoField*) {
+  w.Bytes(n, v.data);
+}
 inline void EncodeField(ProtoWriter& w, uint32_t n, int32_t v, const ProtoField*) { w.Int(n, v); }
 inline void EncodeField(ProtoWriter& w, uint32_t n, int64_t v, const ProtoField*) { w.Int(n, v); }
 // metav1.Time: an empty message when zero; whole seconds otherwise (Go drops the nanos).
@@ -248,6 +251,12 @@ inline bool DecodeField(WireType wt, std::string_view raw, std::string& out, Pro
   if (wt != kLen) return st.Fail("expected a string");
   if (!ValidUtf8(raw)) return st.Fail("invalid UTF-8 in string");
   out.assign(raw);
+  return true;
+}
+inline bool DecodeField(WireType wt, std::string_view raw, meta::Bytes& out, ProtoDecodeState& st,
+                        const ProtoField*) {
+  if (wt != kLen) return st.Fail("expected bytes");
+  out.data.assign(raw);  // any bytes: no UTF-8 check
   return true;
 }
 inline bool DecodeField(WireType wt, std::string_view raw, bool& out, ProtoDecodeState& st,

@@ -70,6 +70,10 @@ SVCPLANE_CORE(EventSource)
 SVCPLANE_CORE(EventSeries)
 SVCPLANE_CORE(Event)
 SVCPLANE_CORE(Binding)
+SVCPLANE_CORE(ConfigMap)
+SVCPLANE_CORE(Secret)
+SVCPLANE_CORE(LocalObjectReference)
+SVCPLANE_CORE(ServiceAccount)
 #undef SVCPLANE_CORE
 }  // namespace svcplane::api::core::v1
 

@@ -17,7 +17,8 @@ import zlib
 ROOTS = [
     "k8s.io.api.core.v1." + k for k in
     ["Namespace", "Service", "Pod", "Node", "Endpoints", "Event", "NamespaceList", "ServiceList",
-     "PodList", "NodeList", "EndpointsList", "EventList", "Binding"]
+     "PodList", "NodeList", "EndpointsList", "EventList", "Binding", "ConfigMap",
+     "ConfigMapList", "Secret", "SecretList", "ServiceAccount", "ServiceAccountList"]
 ] + [
     "k8s.io.api.discovery.v1.EndpointSlice", "k8s.io.api.discovery.v1.EndpointSliceList",
     "k8s.io.api.coordination.v1.Lease", "k8s.io.api.coordination.v1.LeaseList",

@@ -86,7 +86,10 @@ Tables Build() {
                                                                   {kRbac, "RoleBinding"},
                                                                   {kRbac, "ClusterRoleBinding"},
                                                                   {kApps, "Deployment"},
-                                                                  {kApps, "ReplicaSet"}}) {
+                                                                  {kApps, "ReplicaSet"},
+                                                                  {kCore, "ConfigMap"},
+                                                                  {kCore, "Secret"},
+                                                                  {kCore, "ServiceAccount"}}) {
     f(prefix, kind, "kind", Doc(kKindDoc));
     f(prefix, kind, "apiVersion", Doc(kApiVersionDoc));
     f(prefix, kind, "metadata", Doc(kMetadataDoc));
@@ -558,6 +561,63 @@ Tables Build() {
     Doc("selector is the label query over pods that should match the replicas count."));
   f(kCore, "PodTemplateSpec", "metadata", Doc(kMetadataDoc));
   f(kCore, "PodTemplateSpec", "spec", Doc("Specification of the desired behavior of the pod."));
+
+  // core.v1 ConfigMap, Secret, ServiceAccount (k8s.io/api/core/v1/types.go markers).
+  ty(kCore, "ConfigMap", "ConfigMap holds configuration data for pods to consume.");
+  ty(kCore, "Secret",
+     "Secret holds secret data of a certain type. The total bytes of the values in the Data "
+     "field must be less than MaxSecretSize bytes.");
+  ty(kCore, "ServiceAccount",
+     "ServiceAccount binds together: * a name, understood by users, and perhaps by peripheral "
+     "systems, for an identity * a principal that can be authenticated and authorized * a set "
+     "of secrets");
+  ty(kCore, "LocalObjectReference",
+     "LocalObjectReference contains enough information to let you locate the referenced object "
+     "inside the same namespace.");
+  for (auto kind : {"ConfigMap", "Secret"}) {
+    f(kCore, kind, "immutable",
+      Doc("Immutable, if set to true, ensures that data stored in the object cannot be updated "
+          "(only object metadata can be modified). If not set to true, the field can be "
+          "modified at any time. Defaulted to nil."));
+  }
+  f(kCore, "ConfigMap", "data",
+    Doc("Data contains the configuration data. Each key must consist of alphanumeric "
+        "characters, '-', '_' or '.'. Values with non-UTF-8 byte sequences must use the "
+        "BinaryData field. The keys stored in Data must not overlap with the keys in the "
+        "BinaryData field, this is enforced during validation process."));
+  f(kCore, "ConfigMap", "binaryData",
+    Doc("BinaryData contains the binary data. Each key must consist of alphanumeric characters, "
+        "'-', '_' or '.'. BinaryData can contain byte sequences that are not in the UTF-8 range. "
+        "The keys stored in BinaryData must not overlap with the ones in the Data field, this is "
+        "enforced during validation process. Using this field will require 1.10+ apiserver and "
+        "kubelet."));
+  f(kCore, "Secret", "data",
+    Doc("Data contains the secret data. Each key must consist of alphanumeric characters, '-', "
+        "'_' or '.'. The serialized form of the secret data is a base64 encoded string, "
+        "representing the arbitrary (possibly non-string) data value here. Described in "
+        "https://tools.ietf.org/html/rfc4648#section-4"));
+  f(kCore, "Secret", "stringData",
+    Doc("stringData allows specifying non-binary secret data in string form. It is provided as "
+        "a write-only input field for convenience. All keys and values are merged into the data "
+        "field on write, overwriting any existing values. The stringData field is never output "
+        "when reading from the API."));
+  f(kCore, "Secret", "type",
+    Doc("Used to facilitate programmatic handling of secret data. More info: "
+        "https://kubernetes.io/docs/concepts/configuration/secret/#secret-types"));
+  f(kCore, "ServiceAccount", "secrets",
+    MapList("Secrets is a list of the secrets in the same namespace that pods running using "
+            "this ServiceAccount are allowed to use.",
+            "name", {"name"}));
+  f(kCore, "ServiceAccount", "imagePullSecrets",
+    Atomic("ImagePullSecrets is a list of references to secrets in the same namespace to use "
+           "for pulling any images in pods that reference this ServiceAccount."));
+  f(kCore, "ServiceAccount", "automountServiceAccountToken",
+    Doc("AutomountServiceAccountToken indicates whether pods running as this service account "
+        "should have an API token automatically mounted. Can be overridden at the pod level."));
+  f(kCore, "LocalObjectReference", "name",
+    Doc("Name of the referent. This field is effectively required, but due to backwards "
+        "compatibility is allowed to be empty. More info: "
+        "https://kubernetes.io/docs/concepts/overview/working-with-objects/names/#names"));
 
   // rbac.v1 (list types: rules, subjects and clusterRoleSelectors are atomic upstream).
   ty(kRbac, "Role",

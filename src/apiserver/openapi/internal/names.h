@@ -74,6 +74,13 @@ SVCPLANE_CORE_LIST(Service)
 SVCPLANE_CORE_LIST(Node)
 SVCPLANE_CORE_LIST(Event)
 SVCPLANE_CORE_LIST(Namespace)
+SVCPLANE_CORE(ConfigMap)
+SVCPLANE_CORE(Secret)
+SVCPLANE_CORE(LocalObjectReference)
+SVCPLANE_CORE(ServiceAccount)
+SVCPLANE_CORE_LIST(ConfigMap)
+SVCPLANE_CORE_LIST(Secret)
+SVCPLANE_CORE_LIST(ServiceAccount)
 SVCPLANE_SCHEMA_NAME(api::EndpointsList, "io.k8s.api.core.v1.EndpointsList")
 
 #define SVCPLANE_DISCOVERY(T) \

@@ -170,6 +170,8 @@ class SchemaSet {
                    "string such as \"250m\", \"2Gi\" or \"4\"."},
                   {"type", "string"}});
       return WrapRef(kQuantityName, false);
+    } else if constexpr (std::is_same_v<M, meta::Bytes>) {
+      return {{"type", "string"}, {"format", "byte"}};  // a Go []byte
     } else if constexpr (std::is_same_v<M, meta::RawJson>) {
       // A value the model keeps verbatim: any object is accepted.
       return {{"type", "object"}, {"x-kubernetes-preserve-unknown-fields", true}};
