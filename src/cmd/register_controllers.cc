@@ -6,6 +6,7 @@
 #include <stop_token>
 
 #include "controllers/clusterroleaggregation/controller.h"
+#include "controllers/deployment/controller.h"
 #include "controllers/endpoints/controller.h"
 #include "controllers/endpointslice/controller.h"
 #include "controllers/endpointslice/recorder_event_sink.h"
@@ -85,6 +86,13 @@ Status StartReplicaSetController(manager::ControllerContext& ctx) {
       ctx, "replicaset-controller", controllers::replicaset::kEventComponent, opts);
 }
 
+Status StartDeploymentController(manager::ControllerContext& ctx) {
+  controllers::deployment::DeploymentControllerOptions opts;
+  opts.workers = ctx.options.deployment.concurrent_deployment_syncs;
+  return StartOwned<controllers::deployment::DeploymentController>(
+      ctx, "deployment-controller", controllers::deployment::kEventComponent, opts);
+}
+
 // Two threads: one lists and watches ClusterRoles, one writes the aggregated rules.
 Status StartClusterRoleAggregationController(manager::ControllerContext& ctx) {
   namespace agg = controllers::clusterroleaggregation;
@@ -118,6 +126,8 @@ Status RegisterControllers(manager::ControllerRegistry& registry) {
                          {"endpointslice-mirroring-controller", "endpointslicemirroring"}}));
   SVC_RETURN_IF_ERROR(registry.Register(
       {"replicaset-controller", StartReplicaSetController, false, {"replicaset"}}));
+  SVC_RETURN_IF_ERROR(registry.Register(
+      {"deployment-controller", StartDeploymentController, false, {"deployment"}}));
   // On by default, as in kube-controller-manager: the bootstrap admin/edit/view roles are
   // empty until it runs.
   SVC_RETURN_IF_ERROR(

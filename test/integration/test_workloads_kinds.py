@@ -58,7 +58,8 @@ def deployment(name, labels=None, replicas=1):
 class WorkloadsKindsTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.srv, cls.api = harness.start_with_client()
+        # The kinds alone: the workload controllers are tested in test_deployment_controller.py.
+        cls.srv, cls.api = harness.start_with_client(["--controllers=*,-deployment-controller"])
         for v in VERSIONS:
             cls.srv.kubectl("1.33", "create", "namespace", ns_for(v))
         cls.srv.kubectl("1.33", "create", "namespace", "val")

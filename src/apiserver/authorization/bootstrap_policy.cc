@@ -212,6 +212,15 @@ std::vector<ClusterRole> ControllerRoles() {
                        {R({"escalate", "get", "list", "watch", "update", "patch"},
                           {"rbac.authorization.k8s.io"}, {"clusterroles"})}));
   roles.push_back(
+      Role("system:controller:deployment-controller",
+           {R({"get", "list", "watch", "update"}, {"extensions", "apps"}, {"deployments"}),
+            R({"update"}, {"extensions", "apps"}, {"deployments/status"}),
+            R({"update"}, {"extensions", "apps"}, {"deployments/finalizers"}),
+            R({"get", "list", "watch", "create", "update", "patch", "delete"},
+              {"apps", "extensions"}, {"replicasets"}),
+            // Upstream keeps "update" on pods (kubernetes#36897).
+            R({"get", "list", "watch", "update"}, {""}, {"pods"}), Events()}));
+  roles.push_back(
       Role("system:controller:endpoint-controller",
            {R(kRead, {""}, {"services", "pods"}),
             R({"get", "list", "watch", "create", "update", "delete"}, {""}, {"endpoints"}),

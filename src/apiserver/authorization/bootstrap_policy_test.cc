@@ -45,6 +45,7 @@ TEST(BootstrapPolicy, EveryRoleTheSpecLists) {
                         "system:node-proxier",
                         "system:node",
                         "system:kube-dns",
+                        "system:controller:deployment-controller",
                         "system:controller:endpoint-controller",
                         "system:controller:endpointslice-controller",
                         "system:controller:endpointslicemirroring-controller",

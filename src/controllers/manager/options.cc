@@ -49,6 +49,8 @@ Status Validate(const ControllerManagerOptions& o) {
                                "--mirroring-concurrent-service-endpoint-syncs"));
   SVC_RETURN_IF_ERROR(
       positive(o.replicaset.concurrent_replicaset_syncs, "--concurrent-replicaset-syncs"));
+  SVC_RETURN_IF_ERROR(
+      positive(o.deployment.concurrent_deployment_syncs, "--concurrent-deployment-syncs"));
   // Upstream's validation: 1..1000 endpoints per slice / per subset.
   if (o.endpointslice.max_endpoints_per_slice < 1 ||
       o.endpointslice.max_endpoints_per_slice > 1000) {
