@@ -124,9 +124,10 @@ void AddControllerManagerFlags(CLI::App* c, ControllersFlags& f) {
       ->capture_default_str();
   c->add_option("--concurrent-replicaset-syncs", o.replicaset.concurrent_replicaset_syncs,
                 "replicaset controller workers")
-      c->add_option("--concurrent-deployment-syncs", o.deployment.concurrent_deployment_syncs,
-                    "deployment controller workers")
-          ->capture_default_str();
+      ->capture_default_str();
+  c->add_option("--concurrent-deployment-syncs", o.deployment.concurrent_deployment_syncs,
+                "deployment controller workers")
+      ->capture_default_str();
 }
 
 Status ParseDurationFlags(ControllersFlags& f) {

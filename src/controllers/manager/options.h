@@ -52,42 +52,44 @@ struct EndpointSliceMirroringOptions {
 // --concurrent-replicaset-syncs.
 struct ReplicaSetControllerOptions {
   int concurrent_replicaset_syncs = 5;
-  // --concurrent-deployment-syncs.
-  struct DeploymentControllerOptions {
-    int concurrent_deployment_syncs = 5;
-  };
+};
 
-  struct ControllerManagerOptions {
-    // --controllers: "*" enables every controller not disabled by default, "name" enables one,
-    // "-name" disables one; the first entry naming a controller wins.
-    std::vector<std::string> controllers = {"*"};
-    LeaderElectionOptions leader_election;
-    double kube_api_qps = 20;  // --kube-api-qps
-    int kube_api_burst = 30;   // --kube-api-burst
-    // Health and metrics endpoint, as kcm: HTTPS on --bind-address:--secure-port with
-    // --tls-cert-file/--tls-private-key-file, or a self-signed certificate made in memory at start
-    // when neither is given. Unlike kcm (0.0.0.0) we bind loopback by default: our endpoint has no
-    // authentication, so exposing it is an explicit choice.
-    std::string bind_address = "127.0.0.1";  // --bind-address
-    int secure_port = 10257;                 // --secure-port; 0 disables HTTPS serving
-    std::string tls_cert_file;               // --tls-cert-file (PEM, chain after the certificate)
-    std::string tls_private_key_file;        // --tls-private-key-file
-    // --port: the deprecated insecure (plain HTTP) port on the same address, off by default.
-    // kcm removed it in 1.24; we keep it for probes that cannot speak TLS.
-    int port = 0;
+// --concurrent-deployment-syncs.
+struct DeploymentControllerOptions {
+  int concurrent_deployment_syncs = 5;
+};
 
-    EndpointControllerOptions endpoint;
-    EndpointSliceControllerOptions endpointslice;
-    EndpointSliceMirroringOptions mirroring;
-    ReplicaSetControllerOptions replicaset;
-    DeploymentControllerOptions deployment;
-  };
+struct ControllerManagerOptions {
+  // --controllers: "*" enables every controller not disabled by default, "name" enables one,
+  // "-name" disables one; the first entry naming a controller wins.
+  std::vector<std::string> controllers = {"*"};
+  LeaderElectionOptions leader_election;
+  double kube_api_qps = 20;  // --kube-api-qps
+  int kube_api_burst = 30;   // --kube-api-burst
+  // Health and metrics endpoint, as kcm: HTTPS on --bind-address:--secure-port with
+  // --tls-cert-file/--tls-private-key-file, or a self-signed certificate made in memory at start
+  // when neither is given. Unlike kcm (0.0.0.0) we bind loopback by default: our endpoint has no
+  // authentication, so exposing it is an explicit choice.
+  std::string bind_address = "127.0.0.1";  // --bind-address
+  int secure_port = 10257;                 // --secure-port; 0 disables HTTPS serving
+  std::string tls_cert_file;               // --tls-cert-file (PEM, chain after the certificate)
+  std::string tls_private_key_file;        // --tls-private-key-file
+  // --port: the deprecated insecure (plain HTTP) port on the same address, off by default.
+  // kcm removed it in 1.24; we keep it for probes that cannot speak TLS.
+  int port = 0;
 
-  // Checks ranges and that the leader election timings can work (the elector validates again).
-  Status Validate(const ControllerManagerOptions& options);
+  EndpointControllerOptions endpoint;
+  EndpointSliceControllerOptions endpointslice;
+  EndpointSliceMirroringOptions mirroring;
+  ReplicaSetControllerOptions replicaset;
+  DeploymentControllerOptions deployment;
+};
 
-  // Go durations (base/go_duration.h), under the names the controller flags have always used.
-  using svcplane::FormatGoDuration;
-  using svcplane::ParseGoDuration;
+// Checks ranges and that the leader election timings can work (the elector validates again).
+Status Validate(const ControllerManagerOptions& options);
+
+// Go durations (base/go_duration.h), under the names the controller flags have always used.
+using svcplane::FormatGoDuration;
+using svcplane::ParseGoDuration;
 
 }  // namespace svcplane::controllers::manager

@@ -81,6 +81,7 @@ TEST(ValidateTest, RejectsOutOfRangeControllerFlags) {
   EXPECT_EQ(o.replicaset.concurrent_replicaset_syncs, 5);
   o.replicaset.concurrent_replicaset_syncs = 0;
   EXPECT_EQ(Validate(o).message(), "--concurrent-replicaset-syncs must be at least 1, got 0");
+  o.replicaset.concurrent_replicaset_syncs = 5;
   EXPECT_EQ(o.deployment.concurrent_deployment_syncs, 5);
   o.deployment.concurrent_deployment_syncs = 0;
   EXPECT_EQ(Validate(o).message(), "--concurrent-deployment-syncs must be at least 1, got 0");
