@@ -58,8 +58,10 @@ def deployment(name, labels=None, replicas=1):
 class WorkloadsKindsTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        # The kinds alone: the workload controllers are tested in test_deployment_controller.py.
-        cls.srv, cls.api = harness.start_with_client(["--controllers=*,-deployment-controller"])
+        # The kinds alone: the workload controllers are tested in test_deployment_controller.py,
+        # test_replicaset_controller.py and test_workloads_e2e.py.
+        cls.srv, cls.api = harness.start_with_client(
+            ["--controllers=*,-deployment-controller,-replicaset-controller"])
         for v in VERSIONS:
             cls.srv.kubectl("1.33", "create", "namespace", ns_for(v))
         cls.srv.kubectl("1.33", "create", "namespace", "val")
