@@ -292,7 +292,7 @@ class WithTheManifest(unittest.TestCase):
         with open(MANIFEST) as f:
             kinds = [d["kind"] for d in yaml.safe_load_all(f) if d]
         self.assertNotIn("ServiceAccount", kinds)
-        self.assertEqual(sorted(kinds), sorted(["ClusterRoleBinding"] * 5 + ["Role",
+        self.assertEqual(sorted(kinds), sorted(["ClusterRoleBinding"] * 6 + ["Role",
                                                                             "RoleBinding"]))
         for line in ("clusterrolebinding.rbac.authorization.k8s.io/"
                      "svcplane-controllers:endpoint-controller created",

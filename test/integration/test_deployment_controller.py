@@ -37,8 +37,11 @@ class DeploymentControllerTest(unittest.TestCase):
         with open(policy, "w") as f:
             f.write(AUDIT_POLICY)
         cls.audit_log = os.path.join(cls.tmp, "audit.log")
+        # The Deployment controller alone: the suite plays the ReplicaSet controller's part by
+        # writing ReplicaSet status itself (test_workloads_e2e.py runs both controllers).
         cls.srv, cls.api = harness.start_with_client(
-            ["--audit-policy-file", policy, "--audit-log-path", cls.audit_log])
+            ["--audit-policy-file", policy, "--audit-log-path", cls.audit_log,
+             "--controllers=*,-replicaset-controller"])
         cls.srv.kubectl(V, "create", "namespace", NS)
 
     @classmethod
