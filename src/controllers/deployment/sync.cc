@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "api/meta/controller_ref.h"
 #include "base/json_string.h"
 #include "client/errors.h"
 #include "controllers/deployment/hash.h"
@@ -247,14 +248,8 @@ Result<RSPtr> Syncer::GetNewReplicaSet(Run& run, const RSList& old, bool create)
   ReplicaSet rs;
   rs.metadata.name = d.metadata.name + "-" + hash;
   rs.metadata.namespace_ = d.metadata.namespace_;
-  api::meta::OwnerReference owner;
-  owner.api_version = "apps/v1";
-  owner.kind = "Deployment";
-  owner.name = d.metadata.name;
-  owner.uid = d.metadata.uid;
-  owner.controller = true;
-  owner.block_owner_deletion = true;
-  rs.metadata.owner_references.push_back(owner);
+  rs.metadata.owner_references.push_back(
+      api::meta::NewControllerRef(d.metadata, "apps/v1", "Deployment"));
   rs.spec.template_ = d.spec.template_;
   rs.spec.template_.metadata.labels[kPodTemplateHashLabel] = hash;
   rs.metadata.labels = rs.spec.template_.metadata.labels;

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <tuple>
 
+#include "api/meta/controller_ref.h"
 #include "api/validation/names.h"
 
 namespace svcplane::controllers::endpointslice {
@@ -283,14 +284,7 @@ bool EndpointChangedBeyondKey(const Endpoint& existing, const Endpoint& desired)
 }
 
 api::meta::OwnerReference ServiceOwnerReference(const Service& service) {
-  api::meta::OwnerReference ref;
-  ref.api_version = "v1";
-  ref.kind = "Service";
-  ref.name = service.metadata.name;
-  ref.uid = service.metadata.uid;
-  ref.controller = true;
-  ref.block_owner_deletion = true;
-  return ref;
+  return api::meta::NewControllerRef(service.metadata, "v1", "Service");
 }
 
 bool OwnedBy(const EndpointSlice& slice, const Service& service) {

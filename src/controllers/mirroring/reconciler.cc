@@ -5,6 +5,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "api/meta/controller_ref.h"
 #include "controllers/endpoints/utils.h"
 #include "controllers/endpointslice/utils.h"
 
@@ -84,14 +85,8 @@ EndpointSlice NewSlice(const Endpoints& endpoints, const Group& group, const std
   s.metadata.labels[std::string(kServiceNameLabel)] = endpoints.metadata.name;
   s.metadata.labels[std::string(kManagedByLabel)] = std::string(kControllerName);
   s.metadata.annotations = MirroredAnnotations(endpoints);
-  api::meta::OwnerReference ref;
-  ref.api_version = "v1";
-  ref.kind = "Endpoints";
-  ref.name = endpoints.metadata.name;
-  ref.uid = endpoints.metadata.uid;
-  ref.controller = true;
-  ref.block_owner_deletion = true;
-  s.metadata.owner_references.push_back(std::move(ref));
+  s.metadata.owner_references.push_back(
+      api::meta::NewControllerRef(endpoints.metadata, "v1", "Endpoints"));
   s.address_type = group.address_type;
   s.ports = group.ports;
   s.endpoints = group.endpoints;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <thread>
 
+#include "api/meta/controller_ref.h"
 #include "base/json_string.h"
 
 namespace svcplane::controllers::replicaset {
@@ -66,14 +67,7 @@ std::vector<int> SlowStartBatchSizes(int count, int initial_batch) {
 }
 
 api::meta::OwnerReference ControllerRef(const ReplicaSet& rs) {
-  api::meta::OwnerReference ref;
-  ref.api_version = "apps/v1";
-  ref.kind = "ReplicaSet";
-  ref.name = rs.metadata.name;
-  ref.uid = rs.metadata.uid;
-  ref.controller = true;
-  ref.block_owner_deletion = true;
-  return ref;
+  return api::meta::NewControllerRef(rs.metadata, "apps/v1", "ReplicaSet");
 }
 
 Result<Pod> PodFromTemplate(const ReplicaSet& rs) {
