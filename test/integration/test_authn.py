@@ -33,8 +33,9 @@ from protowire import parse
 PB = "application/vnd.kubernetes.protobuf"
 SSR_V1 = "/apis/authentication.k8s.io/v1/selfsubjectreviews"
 SSR_V1BETA1 = "/apis/authentication.k8s.io/v1beta1/selfsubjectreviews"
+# As kube-apiserver writes it: Go's json.Encoder ends the document with a newline.
 UNAUTHORIZED = ('{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",'
-                '"message":"Unauthorized","reason":"Unauthorized","code":401}')
+                '"message":"Unauthorized","reason":"Unauthorized","code":401}\n')
 EXTRA_SPACE_WARNING = ('299 - "the provided Authorization header contains extra space before '
                        'the bearer token, and is ignored"')
 TOKENS = """admintok,admin,u-admin,"system:masters"

@@ -33,7 +33,7 @@ if _soft < 4096:
 BODY_LIMIT = 3145728
 TOO_LARGE_BODY = ('{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",'
                   '"message":"Request entity too large: limit is 3145728",'
-                  '"reason":"RequestEntityTooLarge","code":413}')
+                  '"reason":"RequestEntityTooLarge","code":413}\n')  # json.Encoder's newline
 TOO_MANY = b"Too many requests, please try again later.\n"
 
 

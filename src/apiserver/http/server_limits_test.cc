@@ -316,7 +316,8 @@ TEST_F(ServerLimitsTest, MalformedTimeoutParameterGets400BeforeAuthentication) {
     EXPECT_EQ(res->body,
               R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",)"
               R"("message":"invalid timeout specified in the request URL - time: invalid )"
-              R"(duration \"abc\"","reason":"BadRequest","code":400})");
+              R"(duration \"abc\"","reason":"BadRequest","code":400})"
+              "\n");
   }
 }
 

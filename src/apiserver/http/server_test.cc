@@ -233,9 +233,11 @@ class ServerTest : public ::testing::Test {
   std::vector<std::function<void()>> resumers_;  // guarded by resume_mu_
 };
 
+// With json.Encoder's trailing newline, as kube-apiserver writes it.
 constexpr char kUnauthorized[] =
     R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",)"
-    R"("message":"Unauthorized","reason":"Unauthorized","code":401})";
+    R"("message":"Unauthorized","reason":"Unauthorized","code":401})"
+    "\n";
 
 TEST_F(ServerTest, RequestWithoutCredentialGets401StatusAndNoData) {
   StartServer();
@@ -454,7 +456,7 @@ TEST_F(ServerTest, BodyOver3MiBGets413AndAt3MiBIsAccepted) {
   EXPECT_EQ(out, R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",)"
                  R"("message":"Request entity too large: limit is 3145728",)"
                  R"("reason":"RequestEntityTooLarge","code":413})"
-                 "\n413");
+                 "\n\n413");
   auto ok = RunCommand(Curl({"--data-binary", "@" + Path("limit"), "-o", "/dev/null", "-w",
                              "%{http_code} %{size_download}", Url("/echo")}));
   EXPECT_EQ(ok.second, "200 3145728");
@@ -650,7 +652,7 @@ TEST_F(ServerTest, HandlerExceptionBecomes500Status) {
   auto res = (*client)->Get("/throw");
   ASSERT_TRUE(res.ok());
   EXPECT_EQ(res->status, 500);
-  EXPECT_EQ(res->body, StatusJson(500, "InternalError", "Internal error occurred: boom"));
+  EXPECT_EQ(res->body, StatusJson(500, "InternalError", "Internal error occurred: boom") + "\n");
   // The connection survives.
   auto again = (*client)->Get("/hello");
   ASSERT_TRUE(again.ok());

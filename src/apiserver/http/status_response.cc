@@ -13,8 +13,9 @@ std::string StatusJson(int code, std::string_view reason, std::string_view messa
       JsonQuote(message), JsonQuote(reason), code);
 }
 
+// The body ends with a newline, as kube-apiserver's json.Encoder writes every document.
 Response StatusResponse(int code, std::string_view reason, std::string_view message) {
-  return Response{code, "application/json", StatusJson(code, reason, message), {}};
+  return Response{code, "application/json", StatusJson(code, reason, message) + "\n", {}};
 }
 
 int HttpCodeFor(Code code) {
