@@ -14,7 +14,6 @@ import json
 import os
 import tempfile
 import threading
-import time
 import unittest
 
 import harness
@@ -287,21 +286,21 @@ class PythonClientE2E(unittest.TestCase):
         from kubernetes import watch
         core = self.core()
         seen = []
-        started = threading.Event()
+        # From the list's resourceVersion: every later change is delivered, however late the
+        # watch request reaches the server.
+        rv = core.list_namespaced_config_map("default").metadata.resource_version
 
         def run():
             w = watch.Watch()
-            started.set()
             for ev in w.stream(core.list_namespaced_config_map, "default",
-                               label_selector="watched=yes", timeout_seconds=20):
+                               label_selector="watched=yes", resource_version=rv,
+                               timeout_seconds=20):
                 seen.append((ev["type"], ev["object"].metadata.name,
                              (ev["object"].data or {}).get("k")))
                 if ev["type"] == "DELETED":
                     w.stop()
         t = threading.Thread(target=run, daemon=True)
         t.start()
-        started.wait()
-        time.sleep(0.5)  # the watch is open (its list returned nothing)
         meta = {"name": "watched", "labels": {"watched": "yes"}}
         core.create_namespaced_config_map("default", {"metadata": meta, "data": {"k": "1"}})
         core.patch_namespaced_config_map("watched", "default", {"data": {"k": "2"}})
