@@ -279,6 +279,29 @@ class DeploymentsEndToEndTest(unittest.TestCase):
             "replicas"] == 2)
         self.kubectl("1.33", "-n", ns, "delete", "deployment", "keep")
 
+    def test_namespace_deletion_removes_the_workload(self):
+        """Spec §7 scenario 40: deleting the namespace removes the Deployment, its ReplicaSets
+        and Pods, and the namespace goes away while the controllers are still syncing (their
+        creates in a terminating namespace are not retried forever)."""
+        ns = "wl-nsdel"
+        self.kubectl("1.33", "create", "namespace", ns)
+        self.kubectl("1.33", "-n", ns, "create", "deployment", "web", "--image=nginx",
+                     "--replicas=3")
+        wait_for("3 available", lambda: self.complete(ns, "web", 3))
+        self.kubectl("1.33", "delete", "namespace", ns, "--wait=false")
+        # A scale-up racing the deletion: the ReplicaSet controller's creates now meet a
+        # terminating namespace.
+        self.kubectl("1.33", "-n", ns, "scale", "deployment", "web", "--replicas=6", check=False)
+
+        def gone():
+            r = harness.raw_request(self.api, "GET", "/api/v1/namespaces/" + ns)
+            return r.status == 404
+        wait_for("namespace gone", gone, timeout=120)
+        for path in ("/apis/apps/v1/namespaces/%s/deployments" % ns,
+                     "/apis/apps/v1/namespaces/%s/replicasets" % ns,
+                     "/api/v1/namespaces/%s/pods" % ns):
+            self.assertEqual(self.get_json(path)["items"], [], path)
+
     # --- the Python client ------------------------------------------------------------------
 
     def test_python_apps_v1(self):
