@@ -12,6 +12,7 @@ pod-template-hash and revision annotations, owner references, Pods, EndpointSlic
 import json
 import os
 import re
+import subprocess
 import time
 import unittest
 
@@ -331,6 +332,59 @@ class DeploymentsEndToEndTest(unittest.TestCase):
             d for d in apps.list_namespaced_deployment("wl-py").items if d.metadata.name == "py"],
             timeout=90)
         self.assertEqual(core.list_namespaced_pod("wl-py", label_selector="app=py").items, [])
+
+
+class ClientRateLimitTest(unittest.TestCase):
+    """Spec §7 scenario 38, scaled down: `svcplane controllers` with kube-controller-manager's
+    client defaults (--kube-api-qps 20, --kube-api-burst 30) against `svcplane serve` with no
+    in-process controllers. The ReplicaSet controller's Pod creates (and the Events they cause,
+    which share the bucket) are paced: 100 Pods cannot all exist sooner than the burst plus
+    70 more at 20/s allow."""
+
+    REPLICAS = 100
+    QPS, BURST = 20, 30
+
+    @classmethod
+    def setUpClass(cls):
+        cls.srv, cls.api = harness.start_with_client(
+            ["--simulate-nodes", "3", "--controllers", ""])
+        cls.log = open(os.path.join(cls.srv.data_dir, "controllers.log"), "ab")
+        cls.proc = subprocess.Popen(
+            [harness.SVCPLANE, "controllers", "--kubeconfig", cls.srv.kubeconfig,
+             "--secure-port", "0", "--leader-elect=false", "--kube-api-qps", str(cls.QPS),
+             "--kube-api-burst", str(cls.BURST), "--controllers", "replicaset-controller"],
+            stdout=cls.log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.proc.terminate()
+        try:
+            cls.proc.wait(30)
+        except subprocess.TimeoutExpired:
+            cls.proc.kill()
+            cls.proc.wait(10)
+        cls.log.close()
+        cls.srv.cleanup()
+
+    def test_pod_creates_are_paced_by_the_client_qps(self):
+        from kubernetes import client
+        apps, core = client.AppsV1Api(self.api), client.CoreV1Api(self.api)
+        labels = {"app": "paced"}
+        t0 = time.monotonic()
+        apps.create_namespaced_replica_set("default", {
+            "metadata": {"name": "paced"},
+            "spec": {"replicas": self.REPLICAS, "selector": {"matchLabels": labels},
+                     "template": {"metadata": {"labels": labels},
+                                  "spec": {"containers": [{"name": "c", "image": "nginx"}]}}}})
+        wait_for("%d Pods" % self.REPLICAS, lambda: len(core.list_namespaced_pod(
+            "default", label_selector="app=paced").items) == self.REPLICAS, timeout=120)
+        elapsed = time.monotonic() - t0
+        floor = (self.REPLICAS - self.BURST) / self.QPS
+        self.assertGreaterEqual(elapsed, 0.9 * floor,
+                                "%d Pods in %.1f s: faster than %d/s allows" % (
+                                    self.REPLICAS, elapsed, self.QPS))
+        wait_for("all ready", lambda: (apps.read_namespaced_replica_set_status(
+            "paced", "default").status.ready_replicas or 0) == self.REPLICAS, timeout=120)
 
 
 if __name__ == "__main__":
