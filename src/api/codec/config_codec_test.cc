@@ -50,7 +50,9 @@ TEST(ConfigCodecTest, ConfigMapProtobufFieldNumbers) {
   cm.data = {{"k", "v"}};
   cm.binary_data = {{"b", meta::Bytes{std::string("\0\xff", 2)}}};
   cm.immutable = true;
-  auto env = DecodeProtobufEnvelope(EncodeProtobuf(cm, "v1", "ConfigMap"));
+  // The envelope's views point into the encoded bytes: keep them alive.
+  const std::string encoded = EncodeProtobuf(cm, "v1", "ConfigMap");
+  auto env = DecodeProtobufEnvelope(encoded);
   ASSERT_TRUE(env.ok()) << env.status().message();
   EXPECT_EQ(env->kind, "ConfigMap");
   std::string_view raw = env->raw;
